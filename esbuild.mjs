@@ -1,0 +1,47 @@
+// Bundles the CLI (and, once they exist, the extension and its worker) and copies the WASM
+// files they load at run time next to them in dist/.
+import * as esbuild from 'esbuild';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const production = process.argv.includes('--production');
+const root = path.dirname(new URL(import.meta.url).pathname);
+const dist = path.join(root, 'dist');
+fs.mkdirSync(dist, { recursive: true });
+
+const entryPoints = {
+  cli: 'src/cli/main.ts',
+};
+for (const [name, file] of Object.entries({ extension: 'src/vscode/extension.ts', worker: 'src/core/worker/engineHost.ts', bench: 'test/bench/bench.ts' })) {
+  if (fs.existsSync(path.join(root, file))) entryPoints[name] = file;
+}
+
+await esbuild.build({
+  entryPoints,
+  outdir: dist,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  external: ['vscode'],
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'warning',
+});
+
+const copies = [['node_modules/sql.js/dist/sql-wasm.wasm', 'sql-wasm.wasm'], ['node_modules/web-tree-sitter/web-tree-sitter.wasm', 'web-tree-sitter.wasm']];
+for (const [from, to] of copies) fs.copyFileSync(path.join(root, from), path.join(dist, to));
+
+// Grammars: the manifest in grammars/ names the wasm files we declare languages for.
+const manifestPath = path.join(root, 'grammars', 'manifest.json');
+const grammarsOut = path.join(dist, 'grammars');
+fs.mkdirSync(grammarsOut, { recursive: true });
+if (fs.existsSync(manifestPath)) {
+  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
+  const files = new Set(Object.values(manifest.languages ?? manifest).map((entry) => entry.grammar).filter(Boolean));
+  for (const file of files) fs.copyFileSync(path.join(root, 'node_modules/@vscode/tree-sitter-wasm/wasm', file), path.join(grammarsOut, file));
+  for (const file of fs.readdirSync(path.join(root, 'grammars'))) {
+    if (file.endsWith('.scm') || file === 'manifest.json') fs.copyFileSync(path.join(root, 'grammars', file), path.join(grammarsOut, file));
+  }
+}
+console.log(`esbuild: bundled ${Object.keys(entryPoints).join(', ')} into dist/${production ? ' (production)' : ''}`);

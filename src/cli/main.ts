@@ -1,0 +1,204 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { RootRefusedError } from '../core/discovery';
+import { ProjectEngine, UserInputError } from '../core/engine';
+import { sha256Hex } from '../core/hashing';
+import { nodePorts, type Logger } from '../core/ports';
+import { citationOf } from '../core/retrieval/retrieve';
+import { createStructuralParsers } from '../core/parsing/structuralParsers';
+import { parseArgs, positiveInteger, UsageError } from './args';
+
+const usage = `Usage:
+  pk index [ROOT] [--db FILE] [--full] [--json]      index or incrementally sync ROOT (default .)
+  pk search QUERY [--root ROOT] [--db FILE] [--limit N] [--json]
+  pk symbols [--root ROOT] [--db FILE] [--json]      every current declaration
+  pk get CITATION [--root ROOT] [--db FILE]          one snippet, hash-checked against the live file
+  pk context QUERY [--root ROOT] [--db FILE] [--budget TOKENS] [--json]
+  pk health [--root ROOT] [--db FILE] [--json]
+A citation is PATH#L<start>-L<end>@<sha256> (the @<sha256> part is optional).`;
+
+/** The default database: one file per canonical root in the user's data folder. */
+export function defaultDbPath(canonicalRoot: string): string {
+  const base = process.env.PK_DATA_DIR
+    ?? (process.env.XDG_DATA_HOME ? path.join(process.env.XDG_DATA_HOME, 'project-knowledge') : path.join(os.homedir(), '.local', 'share', 'project-knowledge'));
+  return path.join(base, `${sha256Hex(canonicalRoot).slice(0, 24)}.sqlite`);
+}
+
+function stderrLogger(): Logger {
+  return {
+    info: () => undefined,
+    warn: (message) => process.stderr.write(`pk: ${message}\n`),
+    error: (message) => process.stderr.write(`pk: ${message}\n`),
+  };
+}
+
+async function openEngine(root: string, dbFlag: string | true | undefined): Promise<ProjectEngine> {
+  const ports = nodePorts(stderrLogger());
+  let canonical: string;
+  try {
+    canonical = fs.realpathSync(path.resolve(root));
+  } catch {
+    throw new UserInputError(`The folder ${root} does not exist.`);
+  }
+  const dbPath = typeof dbFlag === 'string' ? path.resolve(dbFlag) : defaultDbPath(canonical);
+  fs.mkdirSync(path.dirname(dbPath), { recursive: true });
+  const grammarDirectory = path.join(__dirname, 'grammars');
+  return ProjectEngine.open({ root, dbPath, ports, parsers: createStructuralParsers({ grammarDirectory, queryDirectory: grammarDirectory }) });
+}
+
+function progressReporter(): ((progress: { phase: string; done: number; total: number }) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  let last = 0;
+  return (progress) => {
+    const now = Date.now();
+    if (now - last < 100 && progress.done !== progress.total) return;
+    last = now;
+    process.stderr.write(`\rpk: ${progress.phase} ${progress.done}/${progress.total}   `);
+    if (progress.phase === 'saving') process.stderr.write('\n');
+  };
+}
+
+async function ensureIndexed(engine: ProjectEngine): Promise<void> {
+  if (!engine.loadedFromDisk) {
+    process.stderr.write(`pk: no index for ${engine.root} yet; indexing it first\n`);
+    await engine.sync({ onProgress: progressReporter() });
+  }
+}
+
+function print(value: string): void {
+  process.stdout.write(value.endsWith('\n') ? value : `${value}\n`);
+}
+
+async function run(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  if (args.flags.has('--help') || args.flags.has('-h') || args.command === 'help') {
+    print(usage);
+    return 0;
+  }
+  const json = args.flags.has('--json');
+  const rootFlag = args.flags.get('--root');
+  const root = typeof rootFlag === 'string' ? rootFlag : '.';
+  const needsQuery = (name: string) => {
+    const query = args.positionals.join(' ').trim();
+    if (!query) throw new UsageError(`${name} needs a ${name === 'get' ? 'citation' : 'query'}`);
+    return query;
+  };
+  switch (args.command) {
+    case 'index': {
+      if (args.positionals.length > 1) throw new UsageError('index takes at most one ROOT');
+      const engine = await openEngine(args.positionals[0] ?? root, args.flags.get('--db'));
+      try {
+        const report = await engine.sync({ full: args.flags.has('--full'), onProgress: progressReporter() });
+        if (json) print(JSON.stringify(report));
+        else {
+          print(`Indexed ${report.root}: ${report.discovered} files found, ${report.reindexed} (re)indexed, ${report.unchanged} unchanged, ${report.removed} removed, ${report.excluded} excluded in ${report.durationMs} ms.`);
+          for (const note of report.boundNotes) print(`Bound: ${note}`);
+          for (const error of report.errors) print(`Error: ${error}`);
+        }
+      } finally {
+        await engine.close();
+      }
+      return 0;
+    }
+    case 'search':
+    case 'context': {
+      const query = needsQuery(args.command);
+      const engine = await openEngine(root, args.flags.get('--db'));
+      try {
+        await ensureIndexed(engine);
+        if (args.command === 'search') {
+          const retrieval = await engine.search(query, { limit: positiveInteger(args.flags, '--limit') });
+          if (json) {
+            print(JSON.stringify({
+              results: retrieval.results.map((result) => ({
+                path: result.path, startLine: result.startLine, endLine: result.endLine, score: result.score,
+                symbol: result.symbol, reason: result.reason, sha256: result.sha256, citation: result.citation,
+              })),
+              manifest: retrieval.manifest,
+            }));
+          } else if (retrieval.results.length === 0) {
+            print(retrieval.manifest.note ?? 'No results.');
+          } else {
+            for (const result of retrieval.results) {
+              print(`${result.score.toFixed(1).padStart(6)}  ${result.path}:${result.startLine}-${result.endLine}  ${result.reason}${result.symbol ? `  ${result.symbol}` : ''}`);
+            }
+          }
+        } else {
+          const context = await engine.context(query, { budgetTokens: positiveInteger(args.flags, '--budget'), limit: positiveInteger(args.flags, '--limit') });
+          if (json) print(JSON.stringify({ preamble: context.preamble, blocks: context.blocks, manifest: context.retrieval.manifest }));
+          else print([context.preamble, ...context.blocks, context.summary].join('\n\n'));
+        }
+      } finally {
+        await engine.close();
+      }
+      return 0;
+    }
+    case 'symbols': {
+      if (args.positionals.length > 0) throw new UsageError('symbols takes no arguments');
+      const engine = await openEngine(root, args.flags.get('--db'));
+      try {
+        await ensureIndexed(engine);
+        const symbols = await engine.symbols();
+        if (json) print(JSON.stringify(symbols.map((symbol) => ({ path: symbol.path, name: symbol.name, qualifiedName: symbol.qualifiedName, kind: symbol.kind, startLine: symbol.startLine, endLine: symbol.endLine }))));
+        else for (const symbol of symbols) print(`${symbol.path}:${symbol.startLine}-${symbol.endLine}  ${symbol.kind}  ${symbol.qualifiedName}`);
+      } finally {
+        await engine.close();
+      }
+      return 0;
+    }
+    case 'get': {
+      const citation = needsQuery('get');
+      const engine = await openEngine(root, args.flags.get('--db'));
+      try {
+        const snippet = await engine.get(citation);
+        if (json) print(JSON.stringify({ ...snippet, citation: citationOf(snippet) }));
+        else print(snippet.text);
+      } finally {
+        await engine.close();
+      }
+      return 0;
+    }
+    case 'health': {
+      if (args.positionals.length > 0) throw new UsageError('health takes no arguments');
+      const engine = await openEngine(root, args.flags.get('--db'));
+      try {
+        const health = await engine.health();
+        if (engine.openNote) health.warnings.unshift(engine.openNote);
+        print(json ? JSON.stringify(health) : engine.formatHealth(health));
+      } finally {
+        await engine.close();
+      }
+      return 0;
+    }
+    case undefined:
+      throw new UsageError('missing command');
+    default:
+      throw new UsageError(`unknown command ${args.command}`);
+  }
+}
+
+/** Runs the CLI; every failure becomes one line on stderr and a non-zero exit code. */
+export async function main(argv: string[]): Promise<number> {
+  try {
+    return await run(argv);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`pk: ${error.message}\n${usage}\n`);
+      return 2;
+    }
+    if (error instanceof UserInputError || error instanceof RootRefusedError) {
+      process.stderr.write(`pk: ${error.message}\n`);
+      return 1;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`pk: ${message.split('\n')[0]}\n`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,192 @@
+import * as path from 'node:path';
+import { canonicalRoot } from './discovery';
+import { sha256Hex } from './hashing';
+import { formatHealth, healthOf, type Health } from './health';
+import { resolveOptions, type EngineOptions, type IndexBounds } from './options';
+import type { ChunkParser } from './parsing/chunkParser';
+import { ParserChain } from './parsing/parserChain';
+import { FileTooLargeError, type EnginePorts } from './ports';
+import { quoteSnippet, quotedDataPreamble } from './retrieval/prompt';
+import { relevanceOf, retrieve, type Retrieval, type RetrieveOptions } from './retrieval/retrieve';
+import { summarizeManifest } from './retrieval/manifest';
+import { IndexStore, type SymbolRow } from './store';
+import { syncProject, type SyncProgress, type SyncReport, type SyncContext } from './sync';
+import { splitLines } from './tokens';
+import type { TreeFile, TreeItem } from './worker/protocol';
+
+export interface OpenEngineOptions {
+  root: string;
+  /** Where the database is persisted; undefined keeps it in memory only. */
+  dbPath?: string;
+  options?: Partial<Omit<EngineOptions, 'bounds'>> & { bounds?: Partial<IndexBounds> };
+  /** Structural parsers tried before text windows, in order. */
+  parsers?: ChunkParser[];
+  ports: EnginePorts;
+}
+
+/** Raised for bad user input (citations, arguments); its message is one line for the user. */
+export class UserInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UserInputError';
+  }
+}
+
+export interface ParsedCitation {
+  path: string;
+  startLine: number;
+  endLine: number;
+  sha256?: string;
+}
+
+export function parseCitation(citation: string): ParsedCitation {
+  const match = citation.match(/^(.+?)#L(\d+)(?:-L?(\d+))?(?:@([0-9a-fA-F]{64}))?$/);
+  if (!match) throw new UserInputError(`Not a citation: ${citation} (expected PATH#L<start>-L<end>@<sha256>)`);
+  const startLine = Number(match[2]);
+  const endLine = Number(match[3] ?? match[2]);
+  if (startLine < 1 || endLine < startLine) throw new UserInputError(`Invalid line range in citation: ${citation}`);
+  return { path: match[1].replace(/\\/g, '/').replace(/^\.\//, ''), startLine, endLine, sha256: match[4]?.toLowerCase() };
+}
+
+export interface ContextBlocks {
+  preamble: string;
+  blocks: string[];
+  summary: string;
+  retrieval: Retrieval;
+}
+
+/**
+ * One project's index: the only object the CLI and the extension talk to. It serializes its
+ * own operations so a sync and a query never interleave on the same database.
+ */
+export class ProjectEngine {
+  private queue: Promise<unknown> = Promise.resolve();
+  private lastErrors: string[] = [];
+
+  private constructor(private readonly project: SyncContext, readonly dbPath: string | undefined, readonly openNote: string | undefined, readonly loadedFromDisk: boolean) {}
+
+  static async open(input: OpenEngineOptions): Promise<ProjectEngine> {
+    const root = await canonicalRoot(input.root, input.ports);
+    const options = resolveOptions(input.options);
+    const { store, discardedReason, loaded } = await IndexStore.open(input.dbPath, root, input.ports);
+    const context: SyncContext = {
+      root, projectId: sha256Hex(root).slice(0, 16), options, ports: input.ports, store,
+      parsers: new ParserChain(input.parsers ?? []),
+    };
+    return new ProjectEngine(context, input.dbPath, discardedReason, loaded);
+  }
+
+  get root(): string {
+    return this.project.root;
+  }
+
+  get options(): EngineOptions {
+    return this.project.options;
+  }
+
+  private serialize<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  sync(options: { full?: boolean; onProgress?: (progress: SyncProgress) => void; signal?: AbortSignal } = {}): Promise<SyncReport> {
+    return this.serialize(async () => {
+      try {
+        const report = await syncProject(this.project, options.full === true, options.onProgress, options.signal);
+        this.lastErrors = report.errors.slice(-10);
+        return report;
+      } catch (error) {
+        this.lastErrors.push(error instanceof Error ? error.message : String(error));
+        throw error;
+      }
+    });
+  }
+
+  search(query: string, options: RetrieveOptions = {}): Promise<Retrieval> {
+    return this.serialize(() => retrieve(this.project, query, options));
+  }
+
+  /** The quoted-source blocks a model would receive for `query`, and the manifest summary. */
+  async context(query: string, options: RetrieveOptions = {}): Promise<ContextBlocks> {
+    const retrieval = await this.search(query, options);
+    const blocks = retrieval.results.map((result) => quoteSnippet({ ...result, relevance: relevanceOf(result) }));
+    return { preamble: quotedDataPreamble, blocks, summary: summarizeManifest(retrieval.manifest), retrieval };
+  }
+
+  symbols(): Promise<SymbolRow[]> {
+    return this.serialize(async () => this.project.store.symbols());
+  }
+
+  /** The cited lines of the live file; refuses when the live SHA-256 differs from the cited one. */
+  get(citation: string): Promise<{ path: string; startLine: number; endLine: number; sha256: string; text: string }> {
+    return this.serialize(async () => {
+      const parsed = parseCitation(citation);
+      const absolute = path.resolve(this.project.root, parsed.path);
+      if (absolute !== this.project.root && !absolute.startsWith(this.project.root + path.sep)) throw new UserInputError(`The path ${parsed.path} is outside the project.`);
+      if (this.project.store.exclusion(parsed.path)) throw new UserInputError(`The file ${parsed.path} is excluded from the index (${this.project.store.exclusion(parsed.path)?.reason}).`);
+      let bytes: Uint8Array;
+      try {
+        ({ bytes } = await this.project.ports.fs.readFile(absolute, this.project.options.bounds.maxFileBytes));
+      } catch (error) {
+        if (error instanceof FileTooLargeError) throw new UserInputError(`The file ${parsed.path} is larger than the file bound.`);
+        throw new UserInputError(`Cannot read ${parsed.path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      }
+      const sha256 = sha256Hex(bytes);
+      if (parsed.sha256 && parsed.sha256 !== sha256) {
+        throw new UserInputError(`The file ${parsed.path} changed since it was cited (live SHA-256 ${sha256}).`);
+      }
+      const text = Buffer.from(bytes).toString('utf8').replace(/^\uFEFF/, '');
+      const lines = splitLines(text);
+      if (parsed.startLine > lines.length) throw new UserInputError(`${parsed.path} has only ${lines.length} lines.`);
+      const endLine = Math.min(parsed.endLine, lines.length);
+      return { path: parsed.path, startLine: parsed.startLine, endLine, sha256, text: lines.slice(parsed.startLine - 1, endLine).join('\n') };
+    });
+  }
+
+  /** Indexed files for the tree view, sorted by path. */
+  files(): Promise<TreeFile[]> {
+    return this.serialize(async () => [...this.project.store.files().values()]
+      .map((file) => ({ path: file.path, language: file.language, modified: file.modified, parser: file.parser, sha256: file.sha256 }))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+  }
+
+  /** Declarations of one file (first part of each), or its windows when it has none. */
+  fileItems(relativePath: string): Promise<TreeItem[]> {
+    return this.serialize(async () => {
+      const rows = this.project.store.currentSnippets(relativePath);
+      const declarations = new Map<string, TreeItem>();
+      for (const row of rows) {
+        if (!row.symbolId || declarations.has(row.symbolId)) continue;
+        declarations.set(row.symbolId, {
+          id: row.symbolId, label: row.qualifiedName ?? row.name ?? '', kind: row.kind ?? 'symbol',
+          startLine: row.symbolStart ?? row.startLine, endLine: row.symbolEnd ?? row.endLine, sha256: row.fileHash,
+        });
+      }
+      if (declarations.size > 0) return [...declarations.values()].sort((a, b) => a.startLine - b.startLine || (a.label < b.label ? -1 : 1));
+      return rows.map((row) => ({ id: row.id, label: `Lines ${row.startLine}-${row.endLine}`, kind: 'window', startLine: row.startLine, endLine: row.endLine, sha256: row.fileHash }));
+    });
+  }
+
+  health(): Promise<Health> {
+    return this.serialize(async () => healthOf(this.project.store, this.project.root, this.dbPath, this.lastErrors, false));
+  }
+
+  formatHealth(health: Health): string {
+    return formatHealth(health);
+  }
+
+  /** Persists pending changes and frees the database. */
+  async close(): Promise<void> {
+    await this.serialize(async () => {
+      await this.project.store.persist();
+      this.project.store.close();
+      this.project.parsers.dispose();
+    });
+  }
+
+  /** For tests and benchmarks: the store behind the engine. */
+  get store(): IndexStore {
+    return this.project.store;
+  }
+}

@@ -1,0 +1,43 @@
+import type { ChunkParser, ParseInput, ParseOptions, ParseResult } from './chunkParser';
+import { TextWindowParser } from './textWindows';
+
+/**
+ * Tries structural parsers in order and falls back to text windows, recording why each earlier
+ * parser declined so health can explain the coverage per language.
+ */
+export class ParserChain {
+  private readonly parsers: ChunkParser[];
+
+  constructor(parsers: ChunkParser[]) {
+    this.parsers = [...parsers, new TextWindowParser()];
+  }
+
+  /** A string that changes whenever any parser's output could change. */
+  get version(): string {
+    return this.parsers.map((parser) => parser.version).join('+');
+  }
+
+  async parse(input: ParseInput, options: ParseOptions): Promise<ParseResult> {
+    let fallbackReason: string | undefined;
+    for (const parser of this.parsers) {
+      if (!parser.supports(input.language)) continue;
+      let result: ParseResult | undefined;
+      try {
+        result = await parser.parse(input, options);
+      } catch (error) {
+        fallbackReason = `${parser.kind}: ${error instanceof Error ? error.message : String(error)}`;
+        continue;
+      }
+      if (result && result.chunks.length > 0) {
+        return fallbackReason && !result.fallbackReason ? { ...result, fallbackReason } : result;
+      }
+      fallbackReason = `${parser.kind}: ${parser.lastDeclineReason?.() ?? 'no-declarations'}`;
+    }
+    // Unreachable in practice: text windows never decline, but an empty file has no windows.
+    return { parser: 'text', chunks: [], fallbackReason };
+  }
+
+  dispose(): void {
+    for (const parser of this.parsers) parser.dispose?.();
+  }
+}

@@ -1,0 +1,180 @@
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+
+/**
+ * The core reaches the outside world only through these ports, so the CLI, the tests and the
+ * extension can each pass their own implementations and count what happened (the Restricted
+ * Mode tests assert that nothing was enumerated, run or opened).
+ */
+
+export interface FileStat {
+  size: number;
+  mtimeMs: number;
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymbolicLink: boolean;
+}
+
+export interface FileSystemHost {
+  lstat(absolutePath: string): Promise<FileStat>;
+  realpath(absolutePath: string): Promise<string>;
+  /** Entry names of one directory (not recursive, unsorted). */
+  readdir(absolutePath: string): Promise<string[]>;
+  /** Reads a whole regular file through one descriptor; the stat describes the bytes returned. */
+  readFile(absolutePath: string, maxBytes: number): Promise<{ bytes: Uint8Array; stat: FileStat }>;
+  readBinary(absolutePath: string): Promise<Uint8Array>;
+  writeFileAtomic(absolutePath: string, bytes: Uint8Array): Promise<void>;
+  exists(absolutePath: string): Promise<boolean>;
+  homeDirectory(): string;
+}
+
+export interface GitRunner {
+  /** Runs git with arguments (never through a shell); rejects on a non-zero exit. */
+  run(args: string[], cwd: string): Promise<Buffer>;
+}
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string, error?: unknown): void;
+}
+
+export interface Clock {
+  now(): number;
+}
+
+export interface EnginePorts {
+  fs: FileSystemHost;
+  git: GitRunner;
+  log: Logger;
+  clock: Clock;
+}
+
+function toStat(stat: fs.Stats): FileStat {
+  return {
+    size: stat.size,
+    mtimeMs: Math.trunc(stat.mtimeMs),
+    isFile: stat.isFile(),
+    isDirectory: stat.isDirectory(),
+    isSymbolicLink: stat.isSymbolicLink(),
+  };
+}
+
+/** An error that says the file grew past the bound while it was being read. */
+export class FileTooLargeError extends Error {
+  constructor(readonly size: number) {
+    super(`file is larger than the bound (${size} bytes)`);
+  }
+}
+
+export const nodeFileSystem: FileSystemHost = {
+  async lstat(absolutePath) {
+    return toStat(await fs.promises.lstat(absolutePath));
+  },
+  realpath(absolutePath) {
+    return fs.promises.realpath(absolutePath);
+  },
+  readdir(absolutePath) {
+    return fs.promises.readdir(absolutePath);
+  },
+  async readFile(absolutePath, maxBytes) {
+    // O_NOFOLLOW: a path that became a symbolic link after discovery is refused, not followed.
+    const handle = await fs.promises.open(absolutePath, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    try {
+      const stat = toStat(await handle.stat());
+      if (!stat.isFile) throw Object.assign(new Error('not a regular file'), { code: 'ENOTFILE' });
+      if (stat.size > maxBytes) throw new FileTooLargeError(stat.size);
+      const bytes = Buffer.allocUnsafe(stat.size);
+      let offset = 0;
+      while (offset < stat.size) {
+        const { bytesRead } = await handle.read(bytes, offset, stat.size - offset, offset);
+        if (bytesRead === 0) break;
+        offset += bytesRead;
+      }
+      return { bytes: bytes.subarray(0, offset), stat: { ...stat, size: offset } };
+    } finally {
+      await handle.close();
+    }
+  },
+  async readBinary(absolutePath) {
+    return fs.promises.readFile(absolutePath);
+  },
+  async writeFileAtomic(absolutePath, bytes) {
+    const temporary = `${absolutePath}.${process.pid}.${Date.now()}.tmp`;
+    await fs.promises.writeFile(temporary, bytes);
+    try {
+      await fs.promises.rename(temporary, absolutePath);
+    } catch (error) {
+      await fs.promises.rm(temporary, { force: true });
+      throw error;
+    }
+  },
+  async exists(absolutePath) {
+    try {
+      await fs.promises.access(absolutePath);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  homeDirectory() {
+    return os.homedir();
+  },
+};
+
+export const nodeGit: GitRunner = {
+  run(args, cwd) {
+    return new Promise((resolve, reject) => {
+      execFile(
+        'git',
+        args,
+        {
+          cwd,
+          encoding: 'buffer',
+          maxBuffer: 256 * 1024 * 1024,
+          windowsHide: true,
+          // Reading status must not take the index lock the user's own git commands need.
+          env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
+        },
+        (error, stdout) => (error ? reject(error) : resolve(stdout)),
+      );
+    });
+  },
+};
+
+export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export function nodePorts(log: Logger = silentLogger): EnginePorts {
+  return { fs: nodeFileSystem, git: nodeGit, log, clock: systemClock };
+}
+
+/** Wraps ports so every call is counted; the trust tests assert these stay at zero. */
+export interface PortCounters {
+  fsCalls: number;
+  gitCalls: number;
+}
+
+export function countingPorts(ports: EnginePorts, counters: PortCounters): EnginePorts {
+  const fsHost = Object.fromEntries(
+    Object.entries(ports.fs).map(([name, fn]) => [
+      name,
+      (...args: unknown[]) => {
+        if (name !== 'homeDirectory') counters.fsCalls++;
+        return (fn as (...a: unknown[]) => unknown).apply(ports.fs, args);
+      },
+    ]),
+  ) as unknown as FileSystemHost;
+  return {
+    ...ports,
+    fs: fsHost,
+    git: {
+      run(args, cwd) {
+        counters.gitCalls++;
+        return ports.git.run(args, cwd);
+      },
+    },
+  };
+}

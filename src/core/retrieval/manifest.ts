@@ -1,0 +1,51 @@
+/** The explanation of one retrieval (SPEC §10). It never carries source text. */
+export interface ManifestEntry {
+  included: boolean;
+  kind: string;
+  snippetId: string;
+  path: string;
+  fileHash: string;
+  startLine: number;
+  endLine: number;
+  score: number;
+  tokens: number;
+  /** Why it was proposed (`exact-symbol`, `full-text`, ...) or left out (`stale-hash`, `over-budget`, `secret`, ...). */
+  reason: string;
+  /** The proposal reason when the entry was excluded later. */
+  matchedBy?: string;
+  symbol?: string;
+  modified: boolean;
+  gitCommit: string | null;
+}
+
+export interface ProjectRevision {
+  root: string;
+  branch: string | null;
+  head: string | null;
+  dirty: boolean;
+  changedPaths: string[];
+  indexedAt: string | null;
+}
+
+export interface Manifest {
+  query: string;
+  createdAt: string;
+  status: 'ok' | 'not-actionable' | 'untrusted' | 'unavailable';
+  note?: string;
+  revision: ProjectRevision | null;
+  budgetTokens: number;
+  usedTokens: number;
+  retries: number;
+  entries: ManifestEntry[];
+}
+
+export function summarizeManifest(manifest: Manifest): string {
+  const included = manifest.entries.filter((entry) => entry.included);
+  const excluded = manifest.entries.length - included.length;
+  const reasons: Record<string, number> = {};
+  for (const entry of manifest.entries) if (!entry.included) reasons[entry.reason] = (reasons[entry.reason] ?? 0) + 1;
+  const why = Object.entries(reasons).map(([reason, count]) => `${reason} ${count}`).join(', ');
+  const revision = manifest.revision ? `${manifest.revision.branch ?? 'no branch'}@${(manifest.revision.head ?? 'no HEAD').slice(0, 12)}${manifest.revision.dirty ? ' (dirty)' : ''}` : 'no revision';
+  if (manifest.status !== 'ok') return `Manifest: ${manifest.status}${manifest.note ? ` — ${manifest.note}` : ''}`;
+  return `Manifest: ${included.length} snippets included (${manifest.usedTokens}/${manifest.budgetTokens} tokens), ${excluded} excluded${why ? ` (${why})` : ''}; revision ${revision}.`;
+}

@@ -1,0 +1,263 @@
+import * as path from 'node:path';
+import { sniffContent } from '../exclusion/contentRules';
+import { sha256Hex } from '../hashing';
+import { FileTooLargeError } from '../ports';
+import type { SnippetRow } from '../store';
+import { syncFile, type SyncContext } from '../sync';
+import { splitLines, estimateTokens } from '../tokens';
+import { collectCandidates, tierScores, type Candidate, type CandidateReason } from './candidates';
+import { describeTask, type TaskDescriptor } from './descriptor';
+import type { Manifest, ManifestEntry } from './manifest';
+
+export interface RetrieveOptions {
+  limit?: number;
+  budgetTokens?: number;
+  /** Paths the user attached (chat references); they count as exact paths. */
+  attachedPaths?: string[];
+}
+
+/** A snippet whose file was read again and whose SHA-256 matched the index at return time. */
+export interface VerifiedSnippet {
+  id: string;
+  path: string;
+  startLine: number;
+  endLine: number;
+  text: string;
+  sha256: string;
+  score: number;
+  reason: CandidateReason;
+  matched: string;
+  symbol: string | null;
+  kind: string | null;
+  signature: string | null;
+  chunkKind: string;
+  tokens: number;
+  modified: boolean;
+  gitHead: string | null;
+  citation: string;
+}
+
+export interface Retrieval {
+  descriptor: TaskDescriptor;
+  results: VerifiedSnippet[];
+  manifest: Manifest;
+}
+
+export function citationOf(snippet: { path: string; startLine: number; endLine: number; sha256: string }): string {
+  return `${snippet.path}#L${snippet.startLine}-L${snippet.endLine}@${snippet.sha256}`;
+}
+
+type LiveFile =
+  | { ok: true; sha256: string; lines: string[] }
+  | { ok: false; reason: string };
+
+/** Reads a file once for both its hash and its text; anything unusable says why. */
+async function readLive(context: SyncContext, relativePath: string): Promise<LiveFile> {
+  try {
+    const { bytes } = await context.ports.fs.readFile(path.join(context.root, ...relativePath.split('/')), context.options.bounds.maxFileBytes);
+    const sniffed = sniffContent(bytes, relativePath);
+    if (!sniffed.ok) return { ok: false, reason: sniffed.reason === 'secret-content' || sniffed.reason === 'private-key' || sniffed.reason === 'credential-file' ? 'secret' : sniffed.reason };
+    return { ok: true, sha256: sha256Hex(bytes), lines: splitLines(sniffed.text) };
+  } catch (error) {
+    if (error instanceof FileTooLargeError) return { ok: false, reason: 'too-large' };
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, reason: 'deleted' };
+    if (code === 'ELOOP') return { ok: false, reason: 'symlink' };
+    return { ok: false, reason: 'unreadable' };
+  }
+}
+
+interface Scored extends Candidate {
+  score: number;
+}
+
+function score(candidate: Candidate, modified: boolean, tracked: boolean): number {
+  const cost = Math.min(8, candidate.snippet.tokens / 250);
+  return Math.round((candidate.base + (modified ? 10 : 0) + (tracked ? 3 : 0) - cost) * 100) / 100;
+}
+
+/** Score, modified state, path, line, id: a total order, so equal inputs give equal output. */
+function compareScored(a: Scored & { modified: boolean }, b: Scored & { modified: boolean }): number {
+  return b.score - a.score
+    || Number(b.modified) - Number(a.modified)
+    || (a.snippet.path < b.snippet.path ? -1 : a.snippet.path > b.snippet.path ? 1 : 0)
+    || a.snippet.startLine - b.snippet.startLine
+    || (a.snippet.id < b.snippet.id ? -1 : a.snippet.id > b.snippet.id ? 1 : 0);
+}
+
+function entryFor(candidate: Scored, included: boolean, reason: string, modified: boolean, gitCommit: string | null): ManifestEntry {
+  const { snippet } = candidate;
+  return {
+    included, kind: snippet.kind ?? snippet.chunkKind, snippetId: snippet.id, path: snippet.path, fileHash: snippet.fileHash,
+    startLine: snippet.startLine, endLine: snippet.endLine, score: candidate.score, tokens: snippet.tokens, reason,
+    matchedBy: included ? undefined : candidate.reason, symbol: snippet.qualifiedName ?? undefined, modified, gitCommit,
+  };
+}
+
+const maxRetries = 2;
+
+/**
+ * Finds, ranks and live-verifies snippets for a request. A file whose hash changed since
+ * indexing is re-synced and the query rerun (bounded); a deleted or newly unusable file is
+ * dropped from the index and reported in the manifest.
+ */
+export async function retrieve(context: SyncContext, query: string, options: RetrieveOptions = {}): Promise<Retrieval> {
+  const limit = options.limit ?? context.options.results;
+  const budget = options.budgetTokens ?? context.options.budgetTokens;
+  const descriptor = describeTask(query, options.attachedPaths);
+  const state = context.store.state();
+  const revision = {
+    root: state.root, branch: state.branch, head: state.head, dirty: state.dirty, changedPaths: state.changedPaths,
+    indexedAt: state.indexedAt ? new Date(state.indexedAt).toISOString() : null,
+  };
+  const manifest: Manifest = {
+    query, createdAt: new Date(context.ports.clock.now()).toISOString(), status: 'ok', revision,
+    budgetTokens: budget, usedTokens: 0, retries: 0, entries: [],
+  };
+  if (!descriptor.actionable) {
+    manifest.status = 'not-actionable';
+    manifest.note = 'The request holds no path, symbol, phrase or specific keyword to look up.';
+    return { descriptor, results: [], manifest };
+  }
+
+  const invalidated: ManifestEntry[] = [];
+  for (let attempt = 0; ; attempt++) {
+    const files = context.store.files();
+    const candidates: Array<Scored & { modified: boolean }> = collectCandidates(context.store, descriptor, Math.max(64, limit * 8)).map((candidate) => {
+      const file = files.get(candidate.snippet.path);
+      const modified = file?.modified ?? false;
+      return { ...candidate, modified, score: score(candidate, modified, file?.tracked ?? false) };
+    });
+    candidates.sort(compareScored);
+    const verification = await verifyCandidates(context, candidates, limit, budget, state.head);
+    if (verification.changedPaths.length > 0 && attempt < maxRetries) {
+      for (const changedPath of verification.changedPaths) await resyncOne(context, changedPath);
+      invalidated.push(...verification.invalidated);
+      manifest.retries = attempt + 1;
+      continue;
+    }
+    manifest.entries = [...invalidated, ...verification.entries];
+    manifest.usedTokens = verification.results.reduce((sum, result) => sum + result.tokens, 0);
+    if (verification.changedPaths.length > 0) {
+      manifest.note = `Files kept changing during retrieval: ${verification.changedPaths.join(', ')}; their snippets were left out.`;
+    }
+    if (context.store.needsPersist) await context.store.persist();
+    return { descriptor, results: verification.results, manifest };
+  }
+}
+
+/** Re-indexes one path that changed under the index, or removes it when it is gone or unusable. */
+export async function resyncOne(context: SyncContext, relativePath: string): Promise<void> {
+  const previous = context.store.file(relativePath);
+  const outcome = await syncFile(context, relativePath, undefined, {
+    tracked: previous?.tracked ?? false,
+    modified: true,
+    head: context.store.state().head,
+  }, false);
+  if (outcome.kind !== 'indexed') context.store.removeFile(relativePath);
+}
+
+async function verifyCandidates(context: SyncContext, candidates: Array<Scored & { modified: boolean }>, limit: number, budget: number, head: string | null) {
+  const live = new Map<string, LiveFile>();
+  const results: VerifiedSnippet[] = [];
+  const entries: ManifestEntry[] = [];
+  const invalidated: ManifestEntry[] = [];
+  const changedPaths: string[] = [];
+  const seenText = new Set<string>();
+  let usedTokens = 0;
+  for (const candidate of candidates) {
+    const { snippet } = candidate;
+    const file = context.store.file(snippet.path);
+    const gitCommit = file?.gitHead ?? head;
+    if (results.length >= limit) {
+      entries.push(entryFor(candidate, false, 'over-limit', candidate.modified, gitCommit));
+      continue;
+    }
+    const overlapping = results.find((result) => overlapsByHalf(result, snippet));
+    if (overlapping) {
+      entries.push(entryFor(candidate, false, 'overlap', candidate.modified, gitCommit));
+      continue;
+    }
+    let liveFile = live.get(snippet.path);
+    if (!liveFile) {
+      liveFile = await readLive(context, snippet.path);
+      live.set(snippet.path, liveFile);
+    }
+    if (!liveFile.ok) {
+      const entry = entryFor(candidate, false, liveFile.reason, candidate.modified, gitCommit);
+      entries.push(entry);
+      if (!changedPaths.includes(snippet.path)) {
+        changedPaths.push(snippet.path);
+        invalidated.push(entry);
+      }
+      continue;
+    }
+    if (liveFile.sha256 !== snippet.fileHash) {
+      const entry = entryFor(candidate, false, 'stale-hash', candidate.modified, gitCommit);
+      entries.push(entry);
+      if (!changedPaths.includes(snippet.path)) {
+        changedPaths.push(snippet.path);
+        invalidated.push(entry);
+      }
+      continue;
+    }
+    const text = liveFile.lines.slice(snippet.startLine - 1, snippet.endLine).join('\n');
+    if (candidate.literal && !text.toLowerCase().includes(candidate.literal.toLowerCase())) {
+      // The words matched but not the literal phrase: keep it only at full-text strength.
+      candidate.reason = 'full-text';
+      candidate.score = Math.min(candidate.score, tierScores['full-text'] - 15);
+    }
+    if (seenText.has(text)) {
+      entries.push(entryFor(candidate, false, 'duplicate', candidate.modified, gitCommit));
+      continue;
+    }
+    const tokens = estimateTokens(text);
+    if (usedTokens + tokens > budget) {
+      entries.push(entryFor(candidate, false, 'over-budget', candidate.modified, gitCommit));
+      continue;
+    }
+    seenText.add(text);
+    usedTokens += tokens;
+    entries.push(entryFor(candidate, true, candidate.reason, candidate.modified, gitCommit));
+    results.push(toVerified(candidate, snippet, text, tokens, liveFile.sha256, gitCommit));
+  }
+  // A demoted phrase may now rank below others; keep the returned list in score order.
+  results.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.startLine - b.startLine || (a.id < b.id ? -1 : 1));
+  return { results, entries, changedPaths, invalidated };
+}
+
+function overlapsByHalf(a: { path: string; startLine: number; endLine: number }, b: SnippetRow): boolean {
+  if (a.path !== b.path) return false;
+  const overlap = Math.min(a.endLine, b.endLine) - Math.max(a.startLine, b.startLine) + 1;
+  if (overlap <= 0) return false;
+  const smaller = Math.min(a.endLine - a.startLine + 1, b.endLine - b.startLine + 1);
+  return overlap * 2 >= smaller;
+}
+
+function toVerified(candidate: Scored & { modified: boolean }, snippet: SnippetRow, text: string, tokens: number, sha256: string, gitHead: string | null): VerifiedSnippet {
+  return {
+    id: snippet.id, path: snippet.path, startLine: snippet.startLine, endLine: snippet.endLine, text, sha256,
+    score: candidate.score, reason: candidate.reason, matched: candidate.matched, symbol: snippet.qualifiedName,
+    kind: snippet.kind, signature: snippet.signature, chunkKind: snippet.chunkKind, tokens, modified: candidate.modified, gitHead,
+    citation: citationOf({ path: snippet.path, startLine: snippet.startLine, endLine: snippet.endLine, sha256 }),
+  };
+}
+
+/** The "Relevance" line of a quoted block. */
+export function relevanceOf(result: VerifiedSnippet): string {
+  switch (result.reason) {
+    case 'exact-qualified-symbol':
+    case 'exact-symbol':
+    case 'declared-fallback':
+      return `declared symbol ${result.symbol ?? result.matched}`;
+    case 'exact-path':
+    case 'exact-basename':
+      return `file ${result.matched}`;
+    case 'exact-phrase':
+      return `contains the phrase ${JSON.stringify(result.matched)}`;
+    case 'symbol-text':
+      return `symbol ${result.symbol ?? result.matched} matches the request words`;
+    default:
+      return `full-text match (score ${result.score})`;
+  }
+}

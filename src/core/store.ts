@@ -1,0 +1,528 @@
+import type { Database, SqlValue, Statement } from 'sql.js';
+import type { ExclusionReason } from './exclusion/reasons';
+import type { EnginePorts } from './ports';
+import { loadSqlite } from './sqlite';
+
+/** Bumped whenever the tables change; an older file is discarded and rebuilt, never migrated. */
+export const schemaVersion = 1;
+
+const schema = `
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE project_states(
+  id INTEGER PRIMARY KEY CHECK (id = 1), root TEXT NOT NULL, git_root TEXT, branch TEXT, head TEXT,
+  dirty INTEGER NOT NULL DEFAULT 0, changed_paths TEXT NOT NULL DEFAULT '[]', indexed_at INTEGER,
+  sync_ms INTEGER, used_git INTEGER NOT NULL DEFAULT 0, bound_notes TEXT NOT NULL DEFAULT '[]');
+CREATE TABLE project_files(
+  path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, bytes INTEGER NOT NULL, mtime_ms INTEGER NOT NULL,
+  language TEXT NOT NULL, git_head TEXT, tracked INTEGER NOT NULL, modified INTEGER NOT NULL,
+  parser TEXT NOT NULL, parser_reason TEXT, indexed_at INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE project_exclusions(path TEXT PRIMARY KEY, reason TEXT NOT NULL, detail TEXT) WITHOUT ROWID;
+CREATE TABLE project_snippets(
+  rowid INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
+  file_hash TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
+  tokens INTEGER NOT NULL, stale INTEGER NOT NULL DEFAULT 0, chunk_kind TEXT NOT NULL,
+  parser TEXT NOT NULL, parser_version TEXT NOT NULL, symbol_id TEXT, name TEXT, kind TEXT,
+  qualified_name TEXT, signature TEXT, parent TEXT, symbol_start INTEGER, symbol_end INTEGER,
+  imports TEXT, refs TEXT);
+CREATE INDEX project_snippets_path ON project_snippets(path, stale);
+CREATE INDEX project_snippets_qualified ON project_snippets(qualified_name) WHERE qualified_name IS NOT NULL;
+CREATE INDEX project_snippets_name ON project_snippets(name) WHERE name IS NOT NULL;
+CREATE TABLE project_symbols(
+  symbol_id TEXT PRIMARY KEY, path TEXT NOT NULL, name TEXT NOT NULL, qualified_name TEXT NOT NULL,
+  kind TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, signature TEXT,
+  parent TEXT, file_hash TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX project_symbols_qualified ON project_symbols(qualified_name);
+CREATE INDEX project_symbols_name ON project_symbols(name);
+CREATE INDEX project_symbols_path ON project_symbols(path);
+CREATE TABLE search_terms(docid INTEGER PRIMARY KEY, body TEXT NOT NULL, path TEXT NOT NULL, idents TEXT NOT NULL);
+CREATE VIRTUAL TABLE search_index USING fts4(content="search_terms", body, path, idents, tokenize=unicode61 "tokenchars=_");
+CREATE TABLE derived_embeddings(
+  source_key TEXT NOT NULL, source_hash TEXT NOT NULL, chunking_version TEXT NOT NULL,
+  provider TEXT NOT NULL, model TEXT NOT NULL, dimensions INTEGER NOT NULL, vector BLOB NOT NULL,
+  PRIMARY KEY (source_key, source_hash, chunking_version, provider, model, dimensions)) WITHOUT ROWID;
+`;
+
+export interface FileRow {
+  path: string;
+  sha256: string;
+  bytes: number;
+  mtimeMs: number;
+  language: string;
+  gitHead: string | null;
+  tracked: boolean;
+  modified: boolean;
+  parser: string;
+  parserReason: string | null;
+  indexedAt: number;
+}
+
+export interface SnippetRow {
+  rowid: number;
+  id: string;
+  path: string;
+  fileHash: string;
+  startLine: number;
+  endLine: number;
+  tokens: number;
+  stale: boolean;
+  chunkKind: string;
+  parser: string;
+  parserVersion: string;
+  symbolId: string | null;
+  name: string | null;
+  kind: string | null;
+  qualifiedName: string | null;
+  signature: string | null;
+  parent: string | null;
+  symbolStart: number | null;
+  symbolEnd: number | null;
+  imports: string | null;
+  refs: string | null;
+}
+
+/**
+ * A chunk to insert. `indexText` is the chunk's source: it goes into the full-text index (for
+ * positions and term frequencies) but is not stored; `terms.words` is what is stored, the
+ * distinct words FTS4 needs to delete the row later.
+ */
+export type NewSnippet = Omit<SnippetRow, 'rowid' | 'stale'> & { indexText: string; terms: { words: string; identifierParts: string } };
+
+export interface SymbolRow {
+  symbolId: string;
+  path: string;
+  name: string;
+  qualifiedName: string;
+  kind: string;
+  startLine: number;
+  endLine: number;
+  signature: string | null;
+  parent: string | null;
+  fileHash: string;
+}
+
+export interface ProjectState {
+  root: string;
+  gitRoot: string | null;
+  branch: string | null;
+  head: string | null;
+  dirty: boolean;
+  changedPaths: string[];
+  indexedAt: number | null;
+  syncMs: number | null;
+  usedGit: boolean;
+  boundNotes: string[];
+}
+
+export interface OpenResult {
+  store: IndexStore;
+  /** Set when a stored file existed but could not be used, saying why it was discarded. */
+  discardedReason?: string;
+  loaded: boolean;
+}
+
+const snippetColumns = 'rowid, id, path, file_hash, start_line, end_line, tokens, stale, chunk_kind, parser, parser_version, symbol_id, name, kind, qualified_name, signature, parent, symbol_start, symbol_end, imports, refs';
+
+function toSnippet(row: SqlValue[]): SnippetRow {
+  return {
+    rowid: row[0] as number, id: row[1] as string, path: row[2] as string, fileHash: row[3] as string,
+    startLine: row[4] as number, endLine: row[5] as number, tokens: row[6] as number, stale: row[7] === 1,
+    chunkKind: row[8] as string, parser: row[9] as string, parserVersion: row[10] as string,
+    symbolId: row[11] as string | null, name: row[12] as string | null, kind: row[13] as string | null,
+    qualifiedName: row[14] as string | null, signature: row[15] as string | null, parent: row[16] as string | null,
+    symbolStart: row[17] as number | null, symbolEnd: row[18] as number | null,
+    imports: row[19] as string | null, refs: row[20] as string | null,
+  };
+}
+
+function toFile(row: SqlValue[]): FileRow {
+  return {
+    path: row[0] as string, sha256: row[1] as string, bytes: row[2] as number, mtimeMs: row[3] as number,
+    language: row[4] as string, gitHead: row[5] as string | null, tracked: row[6] === 1, modified: row[7] === 1,
+    parser: row[8] as string, parserReason: row[9] as string | null, indexedAt: row[10] as number,
+  };
+}
+
+const fileColumns = 'path, sha256, bytes, mtime_ms, language, git_head, tracked, modified, parser, parser_reason, indexed_at';
+
+/**
+ * The SQLite projection of one project. It owns every table; sync decides what changes and
+ * calls the per-file operations here, each in its own transaction.
+ */
+export class IndexStore {
+  private statements = new Map<string, Statement>();
+  private dirtySincePersist = false;
+
+  private constructor(private db: Database, readonly dbPath: string | undefined, private readonly ports: EnginePorts) {}
+
+  /** Opens the stored index for `root`, or a fresh one when it is missing, corrupt, stale in schema or of another root. */
+  static async open(dbPath: string | undefined, root: string, ports: EnginePorts): Promise<OpenResult> {
+    const SQL = await loadSqlite();
+    let discardedReason: string | undefined;
+    if (dbPath && (await ports.fs.exists(dbPath))) {
+      let db: Database | undefined;
+      try {
+        const bytes = await ports.fs.readBinary(dbPath);
+        db = new SQL.Database(bytes);
+        checkIntegrity(db);
+        const version = db.exec("SELECT value FROM meta WHERE key = 'schema_version'")[0]?.values[0]?.[0];
+        if (version !== String(schemaVersion)) throw new Error(`schema version ${String(version)} is not ${schemaVersion}`);
+        const storedRoot = db.exec("SELECT value FROM meta WHERE key = 'root'")[0]?.values[0]?.[0];
+        if (storedRoot !== root) throw new Error(`it belongs to another folder (${String(storedRoot)})`);
+        const store = new IndexStore(db, dbPath, ports);
+        store.configure();
+        return { store, loaded: true };
+      } catch (error) {
+        db?.close();
+        discardedReason = `The stored index ${dbPath} was discarded and will be rebuilt: ${error instanceof Error ? error.message : String(error)}`;
+        ports.log.warn(discardedReason);
+      }
+    }
+    const db = new SQL.Database();
+    db.exec(schema);
+    const store = new IndexStore(db, dbPath, ports);
+    store.configure();
+    store.run("INSERT INTO meta(key, value) VALUES ('schema_version', ?), ('root', ?)", [String(schemaVersion), root]);
+    store.run("INSERT INTO project_states(id, root) VALUES (1, ?)", [root]);
+    store.dirtySincePersist = true;
+    return { store, discardedReason, loaded: false };
+  }
+
+  private configure(): void {
+    // Deleted rows are zeroed so nothing removed from the index lingers in free pages.
+    this.db.exec('PRAGMA secure_delete = ON; PRAGMA foreign_keys = OFF;');
+  }
+
+  private statement(sql: string): Statement {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
+      prepared = this.db.prepare(sql);
+      this.statements.set(sql, prepared);
+    }
+    return prepared;
+  }
+
+  private run(sql: string, params: SqlValue[] = []): void {
+    const prepared = this.statement(sql);
+    prepared.run(params);
+  }
+
+  private all(sql: string, params: SqlValue[] = []): SqlValue[][] {
+    const prepared = this.statement(sql);
+    prepared.bind(params);
+    const rows: SqlValue[][] = [];
+    try {
+      while (prepared.step()) rows.push(prepared.get());
+    } finally {
+      prepared.reset();
+    }
+    return rows;
+  }
+
+  private one(sql: string, params: SqlValue[] = []): SqlValue[] | undefined {
+    return this.all(sql, params)[0];
+  }
+
+  private transaction<T>(work: () => T): T {
+    this.db.exec('BEGIN');
+    try {
+      const result = work();
+      this.db.exec('COMMIT');
+      this.dirtySincePersist = true;
+      return result;
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  /** For owners of their own tables (vectors) that write through `database`. */
+  markChanged(): void {
+    this.dirtySincePersist = true;
+  }
+
+  get needsPersist(): boolean {
+    return this.dirtySincePersist;
+  }
+
+  /** Writes the database atomically (temp file + rename). */
+  async persist(): Promise<void> {
+    if (!this.dbPath || !this.dirtySincePersist) return;
+    await this.ports.fs.writeFileAtomic(this.dbPath, this.exportBytes());
+    this.dirtySincePersist = false;
+  }
+
+  /** The database file's bytes. */
+  exportBytes(): Uint8Array {
+    // export() frees prepared statements and resets pragmas, so both are rebuilt afterwards.
+    this.clearStatements();
+    const bytes = this.db.export();
+    this.configure();
+    return bytes;
+  }
+
+  private clearStatements(): void {
+    for (const prepared of this.statements.values()) prepared.free();
+    this.statements.clear();
+  }
+
+  close(): void {
+    this.clearStatements();
+    this.db.close();
+  }
+
+  byteSize(): number {
+    const pageCount = this.db.exec('PRAGMA page_count')[0].values[0][0] as number;
+    const pageSize = this.db.exec('PRAGMA page_size')[0].values[0][0] as number;
+    return pageCount * pageSize;
+  }
+
+  // ---- files -------------------------------------------------------------------------------
+
+  files(): Map<string, FileRow> {
+    const rows = new Map<string, FileRow>();
+    for (const row of this.all(`SELECT ${fileColumns} FROM project_files`)) {
+      const file = toFile(row);
+      rows.set(file.path, file);
+    }
+    return rows;
+  }
+
+  file(path: string): FileRow | undefined {
+    const row = this.one(`SELECT ${fileColumns} FROM project_files WHERE path = ?`, [path]);
+    return row ? toFile(row) : undefined;
+  }
+
+  /** Updates what changed about a file whose content did not (mtime, git state). */
+  touchFile(file: FileRow): void {
+    this.transaction(() => this.writeFileRow(file));
+  }
+
+  private writeFileRow(file: FileRow): void {
+    this.run(`INSERT OR REPLACE INTO project_files(${fileColumns}) VALUES (?,?,?,?,?,?,?,?,?,?,?)`, [
+      file.path, file.sha256, file.bytes, file.mtimeMs, file.language, file.gitHead,
+      file.tracked ? 1 : 0, file.modified ? 1 : 0, file.parser, file.parserReason, file.indexedAt,
+    ]);
+  }
+
+  private dropSearchRows(rowids: number[]): void {
+    for (const rowid of rowids) {
+      // FTS4 reads the stored words to know which index entries to delete, so the index row goes first.
+      this.run('DELETE FROM search_index WHERE docid = ?', [rowid]);
+      this.run('DELETE FROM search_terms WHERE docid = ?', [rowid]);
+    }
+  }
+
+  /**
+   * Replaces one file's chunks in one transaction: its current rows become stale (inspectable,
+   * never searchable), older stale rows go, and the new rows are inserted.
+   */
+  replaceFile(file: FileRow, snippets: NewSnippet[], symbols: SymbolRow[]): void {
+    this.transaction(() => {
+      const current = this.all('SELECT rowid FROM project_snippets WHERE path = ? AND stale = 0', [file.path]).map((row) => row[0] as number);
+      this.dropSearchRows(current);
+      this.run('DELETE FROM project_snippets WHERE path = ? AND stale = 1', [file.path]);
+      this.run('UPDATE project_snippets SET stale = 1 WHERE path = ?', [file.path]);
+      this.run('DELETE FROM project_symbols WHERE path = ?', [file.path]);
+      this.writeFileRow(file);
+      for (const snippet of snippets) {
+        this.run(
+          `INSERT INTO project_snippets(id, path, file_hash, start_line, end_line, tokens, stale, chunk_kind, parser, parser_version, symbol_id, name, kind, qualified_name, signature, parent, symbol_start, symbol_end, imports, refs)
+           VALUES (?,?,?,?,?,?,0,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+          [snippet.id, snippet.path, snippet.fileHash, snippet.startLine, snippet.endLine, snippet.tokens, snippet.chunkKind,
+            snippet.parser, snippet.parserVersion, snippet.symbolId, snippet.name, snippet.kind, snippet.qualifiedName,
+            snippet.signature, snippet.parent, snippet.symbolStart, snippet.symbolEnd, snippet.imports, snippet.refs],
+        );
+        const rowid = this.db.exec('SELECT last_insert_rowid()')[0].values[0][0] as number;
+        const pathText = file.path.replace(/[/._-]+/g, ' ');
+        this.run('INSERT INTO search_terms(docid, body, path, idents) VALUES (?,?,?,?)', [rowid, snippet.terms.words, pathText, snippet.terms.identifierParts]);
+        this.run('INSERT INTO search_index(docid, body, path, idents) VALUES (?,?,?,?)', [rowid, snippet.indexText, pathText, snippet.terms.identifierParts]);
+      }
+      for (const symbol of symbols) {
+        this.run(
+          'INSERT OR REPLACE INTO project_symbols(symbol_id, path, name, qualified_name, kind, start_line, end_line, signature, parent, file_hash) VALUES (?,?,?,?,?,?,?,?,?,?)',
+          [symbol.symbolId, symbol.path, symbol.name, symbol.qualifiedName, symbol.kind, symbol.startLine, symbol.endLine, symbol.signature, symbol.parent, symbol.fileHash],
+        );
+      }
+      this.run('DELETE FROM project_exclusions WHERE path = ?', [file.path]);
+    });
+  }
+
+  /** Removes every row of a file: deleted, newly excluded or newly secret files leave no trace. */
+  removeFile(path: string): void {
+    this.transaction(() => {
+      const rowids = this.all('SELECT rowid FROM project_snippets WHERE path = ? AND stale = 0', [path]).map((row) => row[0] as number);
+      this.dropSearchRows(rowids);
+      this.run('DELETE FROM project_snippets WHERE path = ?', [path]);
+      this.run('DELETE FROM project_symbols WHERE path = ?', [path]);
+      this.run('DELETE FROM project_files WHERE path = ?', [path]);
+      this.run('DELETE FROM derived_embeddings WHERE source_key LIKE ? ESCAPE \'\\\'', [`${path.replace(/[\\%_]/g, '\\$&')}#%`]);
+    });
+  }
+
+  replaceExclusions(exclusions: Array<{ path: string; reason: ExclusionReason; detail?: string }>): void {
+    this.transaction(() => {
+      this.run('DELETE FROM project_exclusions');
+      for (const exclusion of exclusions) {
+        this.run('INSERT OR REPLACE INTO project_exclusions(path, reason, detail) VALUES (?,?,?)', [exclusion.path, exclusion.reason, exclusion.detail ?? null]);
+      }
+    });
+  }
+
+  exclusionCounts(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const row of this.all('SELECT reason, COUNT(*) FROM project_exclusions GROUP BY reason ORDER BY reason')) counts[row[0] as string] = row[1] as number;
+    return counts;
+  }
+
+  exclusion(path: string): { reason: string; detail: string | null } | undefined {
+    const row = this.one('SELECT reason, detail FROM project_exclusions WHERE path = ?', [path]);
+    return row ? { reason: row[0] as string, detail: row[1] as string | null } : undefined;
+  }
+
+  // ---- project state --------------------------------------------------------------------------
+
+  state(): ProjectState {
+    const row = this.one('SELECT root, git_root, branch, head, dirty, changed_paths, indexed_at, sync_ms, used_git, bound_notes FROM project_states WHERE id = 1') as SqlValue[];
+    return {
+      root: row[0] as string, gitRoot: row[1] as string | null, branch: row[2] as string | null, head: row[3] as string | null,
+      dirty: row[4] === 1, changedPaths: JSON.parse(row[5] as string) as string[], indexedAt: row[6] as number | null,
+      syncMs: row[7] as number | null, usedGit: row[8] === 1, boundNotes: JSON.parse(row[9] as string) as string[],
+    };
+  }
+
+  writeState(state: ProjectState): void {
+    this.transaction(() => {
+      this.run(
+        'UPDATE project_states SET root = ?, git_root = ?, branch = ?, head = ?, dirty = ?, changed_paths = ?, indexed_at = ?, sync_ms = ?, used_git = ?, bound_notes = ? WHERE id = 1',
+        [state.root, state.gitRoot, state.branch, state.head, state.dirty ? 1 : 0, JSON.stringify(state.changedPaths),
+          state.indexedAt, state.syncMs, state.usedGit ? 1 : 0, JSON.stringify(state.boundNotes)],
+      );
+    });
+  }
+
+  // ---- queries ---------------------------------------------------------------------------------
+
+  currentSnippets(path: string): SnippetRow[] {
+    return this.all(`SELECT ${snippetColumns} FROM project_snippets WHERE path = ? AND stale = 0 ORDER BY start_line, end_line, id`, [path]).map(toSnippet);
+  }
+
+  snippetsByRowid(rowids: number[]): SnippetRow[] {
+    if (rowids.length === 0) return [];
+    const rows: SnippetRow[] = [];
+    for (const rowid of rowids) {
+      const row = this.one(`SELECT ${snippetColumns} FROM project_snippets WHERE rowid = ? AND stale = 0`, [rowid]);
+      if (row) rows.push(toSnippet(row));
+    }
+    return rows;
+  }
+
+  snippetById(id: string): SnippetRow | undefined {
+    const row = this.one(`SELECT ${snippetColumns} FROM project_snippets WHERE id = ?`, [id]);
+    return row ? toSnippet(row) : undefined;
+  }
+
+  allCurrentSnippets(): SnippetRow[] {
+    return this.all(`SELECT ${snippetColumns} FROM project_snippets WHERE stale = 0 ORDER BY path, start_line, end_line, id`).map(toSnippet);
+  }
+
+  /** Snippets of declarations whose qualified or simple name equals `name` (exact, case-sensitive). */
+  declarationSnippets(name: string, by: 'qualified' | 'simple'): SnippetRow[] {
+    const column = by === 'qualified' ? 'qualified_name' : 'name';
+    return this.all(`SELECT ${snippetColumns} FROM project_snippets WHERE ${column} = ? AND stale = 0 AND symbol_id IS NOT NULL ORDER BY path, start_line, id`, [name]).map(toSnippet);
+  }
+
+  /** Declarations whose name equals `name` ignoring case (the fallback tier). */
+  declarationSnippetsIgnoringCase(name: string): SnippetRow[] {
+    return this.all(`SELECT ${snippetColumns} FROM project_snippets WHERE lower(name) = lower(?) AND stale = 0 AND symbol_id IS NOT NULL ORDER BY path, start_line, id LIMIT 64`, [name]).map(toSnippet);
+  }
+
+  symbols(): SymbolRow[] {
+    return this.all('SELECT symbol_id, path, name, qualified_name, kind, start_line, end_line, signature, parent, file_hash FROM project_symbols ORDER BY path, start_line, qualified_name').map((row) => ({
+      symbolId: row[0] as string, path: row[1] as string, name: row[2] as string, qualifiedName: row[3] as string, kind: row[4] as string,
+      startLine: row[5] as number, endLine: row[6] as number, signature: row[7] as string | null, parent: row[8] as string | null, fileHash: row[9] as string,
+    }));
+  }
+
+  /** Paths whose project-relative path or basename equals `text`. */
+  pathsMatching(text: string): { exact: string[]; basename: string[]; suffix: string[] } {
+    const exact = this.all('SELECT path FROM project_files WHERE path = ?', [text]).map((row) => row[0] as string);
+    const basename = this.all("SELECT path FROM project_files WHERE path = ? OR path LIKE ? ESCAPE '\\' ORDER BY path LIMIT 32", [text, `%/${text.replace(/[\\%_]/g, '\\$&')}`]).map((row) => row[0] as string);
+    const suffix = text.includes('/') ? basename.filter((path) => path !== text) : [];
+    return { exact, basename: text.includes('/') ? [] : basename, suffix };
+  }
+
+  /**
+   * Full-text candidates with bm25 computed from FTS4 `matchinfo('pcnalx')`; weights favour
+   * identifiers and paths over body words.
+   */
+  fullText(matchExpression: string, limit: number): Array<{ rowid: number; bm25: number }> {
+    const weights = [1.0, 2.0, 1.5];
+    const rows = this.all("SELECT docid, matchinfo(search_index, 'pcnalx') FROM search_index WHERE search_index MATCH ?", [matchExpression]);
+    const scored: Array<{ rowid: number; bm25: number }> = [];
+    for (const row of rows) {
+      const blob = row[1] as Uint8Array;
+      const info = new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
+      scored.push({ rowid: row[0] as number, bm25: bm25(info, weights) });
+    }
+    scored.sort((a, b) => b.bm25 - a.bm25 || a.rowid - b.rowid);
+    return scored.slice(0, limit);
+  }
+
+  counts(): { files: number; snippets: number; staleSnippets: number; symbols: number; exclusions: number } {
+    const row = this.one(`SELECT (SELECT COUNT(*) FROM project_files), (SELECT COUNT(*) FROM project_snippets WHERE stale = 0),
+      (SELECT COUNT(*) FROM project_snippets WHERE stale = 1), (SELECT COUNT(*) FROM project_symbols), (SELECT COUNT(*) FROM project_exclusions)`) as SqlValue[];
+    return { files: row[0] as number, snippets: row[1] as number, staleSnippets: row[2] as number, symbols: row[3] as number, exclusions: row[4] as number };
+  }
+
+  parserCoverage(): Array<{ language: string; parser: string; reason: string | null; files: number }> {
+    return this.all('SELECT language, parser, parser_reason, COUNT(*) FROM project_files GROUP BY language, parser, parser_reason ORDER BY language, parser').map((row) => ({
+      language: row[0] as string, parser: row[1] as string, reason: row[2] as string | null, files: row[3] as number,
+    }));
+  }
+
+  /** Raw access for the vector index and tests; callers own their own tables. */
+  get database(): Database {
+    return this.db;
+  }
+}
+
+/**
+ * Checks every stored table, including the FTS4 shadow tables, one by one. The FTS4 table's own
+ * check is skipped on purpose: it re-tokenizes `search_terms`, which holds each chunk's distinct
+ * words rather than its text, so it would always report a mismatch.
+ */
+function checkIntegrity(db: Database): void {
+  const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'")[0]?.values.map((row) => row[0] as string) ?? [];
+  if (!tables.includes('meta') || !tables.includes('search_index_segdir')) throw new Error('required tables are missing');
+  for (const table of tables) {
+    const result = db.exec(`PRAGMA quick_check("${table.replace(/"/g, '""')}")`)[0]?.values[0]?.[0];
+    if (result !== 'ok') throw new Error(`integrity check of ${table} failed: ${String(result)}`);
+  }
+}
+
+/** Okapi BM25 from FTS4 matchinfo 'pcnalx' (k1 = 1.2, b = 0.75). */
+export function bm25(info: Uint32Array, weights: number[]): number {
+  const phraseCount = info[0];
+  const columnCount = info[1];
+  const documentCount = info[2];
+  const averageLengthOffset = 3;
+  const lengthOffset = averageLengthOffset + columnCount;
+  const hitsOffset = lengthOffset + columnCount;
+  const k1 = 1.2;
+  const b = 0.75;
+  let score = 0;
+  for (let phrase = 0; phrase < phraseCount; phrase++) {
+    for (let column = 0; column < columnCount; column++) {
+      const base = hitsOffset + 3 * (column + phrase * columnCount);
+      const hitsHere = info[base];
+      const documentsWithHits = info[base + 2];
+      if (hitsHere === 0) continue;
+      const idf = Math.log(1 + (documentCount - documentsWithHits + 0.5) / (documentsWithHits + 0.5));
+      const length = info[lengthOffset + column];
+      const average = Math.max(1, info[averageLengthOffset + column]);
+      const frequency = (hitsHere * (k1 + 1)) / (hitsHere + k1 * (1 - b + (b * length) / average));
+      score += (weights[column] ?? 1) * idf * frequency;
+    }
+  }
+  return score;
+}

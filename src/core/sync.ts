@@ -1,0 +1,242 @@
+import * as path from 'node:path';
+import { discover, type Exclusion } from './discovery';
+import { sniffContent } from './exclusion/contentRules';
+import type { ExclusionReason } from './exclusion/reasons';
+import { readGitState } from './gitState';
+import { idOf, sha256Hex } from './hashing';
+import { languageForPath } from './language';
+import type { EngineOptions } from './options';
+import type { ParsedChunk } from './parsing/chunkParser';
+import type { ParserChain } from './parsing/parserChain';
+import { FileTooLargeError, type EnginePorts, type FileStat } from './ports';
+import type { FileRow, IndexStore, NewSnippet, SymbolRow } from './store';
+import { chunkTerms, estimateTokens, splitLines } from './tokens';
+
+export interface SyncProgress {
+  phase: 'discovering' | 'indexing' | 'saving';
+  done: number;
+  total: number;
+}
+
+export interface SyncReport {
+  root: string;
+  full: boolean;
+  discovered: number;
+  /** Files whose bytes were read (new, changed size/mtime, or forced). */
+  read: number;
+  /** Files whose chunks were replaced because their hash changed. */
+  reindexed: number;
+  unchanged: number;
+  removed: number;
+  excluded: number;
+  exclusionsByReason: Record<string, number>;
+  boundNotes: string[];
+  durationMs: number;
+  errors: string[];
+}
+
+export interface SyncContext {
+  root: string;
+  projectId: string;
+  options: EngineOptions;
+  ports: EnginePorts;
+  store: IndexStore;
+  parsers: ParserChain;
+}
+
+export type FileOutcome =
+  | { kind: 'indexed'; file: FileRow; reindexed: boolean; bytes: number }
+  | { kind: 'excluded'; reason: ExclusionReason; detail?: string }
+  | { kind: 'vanished' };
+
+/** Chunks one file's text and builds the rows to insert. */
+export async function buildRows(context: SyncContext, relativePath: string, text: string, fileHash: string, language: string) {
+  const lines = splitLines(text);
+  const { bounds } = context.options;
+  const result = await context.parsers.parse({ path: relativePath, language, text, lines }, {
+    windowLines: bounds.windowLines,
+    overlapLines: bounds.overlapLines,
+    timeoutMs: Math.min(750, Math.max(100, Math.round(text.length / 1000))),
+  });
+  const imports = result.imports && result.imports.length > 0 ? JSON.stringify(result.imports) : null;
+  const snippets: NewSnippet[] = [];
+  const symbols = new Map<string, SymbolRow>();
+  const seen = new Set<string>();
+  for (const chunk of result.chunks) {
+    const row = snippetRow(context, relativePath, fileHash, chunk, lines, result.parser, imports);
+    if (seen.has(row.id)) continue;
+    seen.add(row.id);
+    snippets.push(row);
+    if (chunk.symbol && row.symbolId && !symbols.has(row.symbolId)) {
+      symbols.set(row.symbolId, {
+        symbolId: row.symbolId, path: relativePath, name: chunk.symbol.name, qualifiedName: chunk.symbol.qualifiedName,
+        kind: chunk.symbol.kind, startLine: chunk.symbol.startLine, endLine: chunk.symbol.endLine,
+        signature: chunk.symbol.signature, parent: chunk.symbol.parent ?? null, fileHash,
+      });
+    }
+  }
+  return { snippets, symbols: [...symbols.values()], parser: result.parser, parserReason: result.fallbackReason ?? null, parserVersion: context.parsers.version };
+}
+
+function snippetRow(context: SyncContext, relativePath: string, fileHash: string, chunk: ParsedChunk, lines: string[], parser: string, imports: string | null): NewSnippet {
+  const text = lines.slice(chunk.startLine - 1, chunk.endLine).join('\n');
+  const symbol = chunk.symbol;
+  const symbolId = symbol
+    ? idOf(context.projectId, relativePath, fileHash, symbol.startLine, symbol.endLine, symbol.kind, symbol.qualifiedName)
+    : null;
+  const identifiers = symbol ? [symbol.name, symbol.qualifiedName.replace(/\./g, ' ')] : [];
+  return {
+    id: idOf(context.projectId, relativePath, fileHash, chunk.startLine, chunk.endLine, symbolId ?? '').slice(0, 32),
+    path: relativePath,
+    fileHash,
+    startLine: chunk.startLine,
+    endLine: chunk.endLine,
+    tokens: estimateTokens(text),
+    chunkKind: chunk.chunkKind,
+    parser,
+    parserVersion: context.parsers.version,
+    symbolId,
+    name: symbol?.name ?? null,
+    kind: symbol?.kind ?? null,
+    qualifiedName: symbol?.qualifiedName ?? null,
+    signature: symbol?.signature ?? null,
+    parent: symbol?.parent ?? null,
+    symbolStart: symbol?.startLine ?? null,
+    symbolEnd: symbol?.endLine ?? null,
+    imports,
+    refs: chunk.references && chunk.references.length > 0 ? JSON.stringify(chunk.references) : null,
+    indexText: text,
+    terms: chunkTerms(text, identifiers),
+  };
+}
+
+export interface FileGitInfo {
+  tracked: boolean;
+  modified: boolean;
+  head: string | null;
+}
+
+/**
+ * Reads, checks and (re)indexes one file. The bytes read once serve the exclusion checks, the
+ * hash and the chunks, so what is indexed is exactly what was hashed.
+ */
+export async function syncFile(context: SyncContext, relativePath: string, knownStat: FileStat | undefined, git: FileGitInfo, force: boolean): Promise<FileOutcome> {
+  const { store, ports, options } = context;
+  const absolute = path.join(context.root, ...relativePath.split('/'));
+  const existing = store.file(relativePath);
+  if (existing && knownStat && !force && existing.bytes === knownStat.size && existing.mtimeMs === knownStat.mtimeMs) {
+    if (existing.tracked !== git.tracked || existing.modified !== git.modified) {
+      store.touchFile({ ...existing, tracked: git.tracked, modified: git.modified });
+    }
+    return { kind: 'indexed', file: existing, reindexed: false, bytes: existing.bytes };
+  }
+  let bytes: Uint8Array;
+  let stat: FileStat;
+  try {
+    ({ bytes, stat } = await ports.fs.readFile(absolute, options.bounds.maxFileBytes));
+  } catch (error) {
+    if (error instanceof FileTooLargeError) return { kind: 'excluded', reason: 'too-large', detail: `${error.size} bytes` };
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'vanished' };
+    if (code === 'ELOOP') return { kind: 'excluded', reason: 'symlink' };
+    return { kind: 'excluded', reason: 'unreadable', detail: code ?? String(error) };
+  }
+  const sniffed = sniffContent(bytes, relativePath);
+  if (!sniffed.ok) return { kind: 'excluded', reason: sniffed.reason, detail: sniffed.detail };
+  const fileHash = sha256Hex(bytes);
+  const language = languageForPath(relativePath);
+  const base = { path: relativePath, sha256: fileHash, bytes: stat.size, mtimeMs: stat.mtimeMs, language, tracked: git.tracked, modified: git.modified, indexedAt: ports.clock.now() };
+  if (existing && existing.sha256 === fileHash && !force) {
+    const file = { ...existing, ...base, gitHead: existing.gitHead, indexedAt: existing.indexedAt };
+    store.touchFile(file);
+    return { kind: 'indexed', file, reindexed: false, bytes: stat.size };
+  }
+  const rows = await buildRows(context, relativePath, sniffed.text, fileHash, language);
+  const file: FileRow = { ...base, gitHead: git.head, parser: rows.parser, parserReason: rows.parserReason };
+  store.replaceFile(file, rows.snippets, rows.symbols);
+  return { kind: 'indexed', file, reindexed: true, bytes: stat.size };
+}
+
+/** Full (`force`) or incremental sync of the whole project. */
+export async function syncProject(context: SyncContext, force: boolean, onProgress?: (progress: SyncProgress) => void, signal?: AbortSignal): Promise<SyncReport> {
+  const { ports, store, options } = context;
+  const started = ports.clock.now();
+  onProgress?.({ phase: 'discovering', done: 0, total: 0 });
+  const discovery = await discover(context.root, options.bounds, options.excludeGlobs, options.useGit, ports);
+  const gitState = await readGitState(discovery.root, discovery.gitRoot, ports);
+  const changed = new Set(gitState.changedPaths);
+  const exclusions: Exclusion[] = [...discovery.exclusions];
+  const boundNotes = [...discovery.boundNotes];
+  const errors: string[] = [];
+  const previous = store.files();
+  const kept = new Set<string>();
+  let read = 0;
+  let reindexed = 0;
+  let unchanged = 0;
+  let totalBytes = 0;
+  let acceptedFiles = 0;
+  let boundHit: 'files' | 'bytes' | undefined;
+  const total = discovery.candidates.length;
+  for (let index = 0; index < total; index++) {
+    signal?.throwIfAborted();
+    const candidate = discovery.candidates[index];
+    if (acceptedFiles >= options.bounds.maxFiles) {
+      boundHit ??= 'files';
+      exclusions.push({ path: candidate.path, reason: 'bound-files' });
+      continue;
+    }
+    if (totalBytes + candidate.stat.size > options.bounds.maxTotalBytes) {
+      boundHit ??= 'bytes';
+      exclusions.push({ path: candidate.path, reason: 'bound-total-bytes' });
+      continue;
+    }
+    const git: FileGitInfo = {
+      tracked: discovery.usedGit ? candidate.tracked : false,
+      modified: discovery.usedGit ? !candidate.tracked || changed.has(candidate.path) : false,
+      head: gitState.head,
+    };
+    let outcome: FileOutcome;
+    try {
+      const before = previous.get(candidate.path);
+      outcome = await syncFile(context, candidate.path, candidate.stat, git, force);
+      if (outcome.kind === 'indexed' && (!before || before.mtimeMs !== candidate.stat.mtimeMs || before.bytes !== candidate.stat.size || force)) read++;
+    } catch (error) {
+      errors.push(`${candidate.path}: ${error instanceof Error ? error.message : String(error)}`);
+      ports.log.error(`indexing ${candidate.path} failed`, error);
+      continue;
+    }
+    if (outcome.kind === 'indexed') {
+      kept.add(candidate.path);
+      acceptedFiles++;
+      totalBytes += outcome.bytes;
+      if (outcome.reindexed) reindexed++;
+      else unchanged++;
+    } else if (outcome.kind === 'excluded') {
+      exclusions.push({ path: candidate.path, reason: outcome.reason, detail: outcome.detail });
+    }
+    if (index % 50 === 0 || index === total - 1) onProgress?.({ phase: 'indexing', done: index + 1, total });
+  }
+  if (boundHit === 'files') boundNotes.push(`Indexed the first ${options.bounds.maxFiles} files (bound maxFiles); the rest were left out.`);
+  if (boundHit === 'bytes') boundNotes.push(`Stopped accepting files at ${options.bounds.maxTotalBytes} bytes (bound maxTotalBytes).`);
+  let removed = 0;
+  for (const stalePath of previous.keys()) {
+    if (!kept.has(stalePath)) {
+      store.removeFile(stalePath);
+      removed++;
+    }
+  }
+  store.replaceExclusions(exclusions);
+  const durationMs = ports.clock.now() - started;
+  store.writeState({
+    root: discovery.root, gitRoot: discovery.gitRoot ?? null, branch: gitState.branch, head: gitState.head, dirty: gitState.dirty,
+    changedPaths: gitState.changedPaths, indexedAt: ports.clock.now(), syncMs: durationMs, usedGit: discovery.usedGit, boundNotes,
+  });
+  onProgress?.({ phase: 'saving', done: total, total });
+  await store.persist();
+  const exclusionsByReason: Record<string, number> = {};
+  for (const exclusion of exclusions) exclusionsByReason[exclusion.reason] = (exclusionsByReason[exclusion.reason] ?? 0) + 1;
+  return {
+    root: discovery.root, full: force, discovered: total, read, reindexed, unchanged, removed,
+    excluded: exclusions.length, exclusionsByReason, boundNotes, durationMs, errors,
+  };
+}

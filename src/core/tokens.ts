@@ -1,0 +1,60 @@
+/**
+ * Word handling shared by indexing and querying, so both sides split text the same way the
+ * FTS4 `unicode61` tokenizer (with `_` as a token character) does.
+ */
+
+const wordPattern = /[\p{L}\p{N}_]+/gu;
+
+/** Splits `parseHttpHeader`, `parse_http_header`, `HTTPServer2` into lower-case parts. */
+export function splitIdentifier(identifier: string): string[] {
+  return identifier
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((part) => part.length > 0)
+    .map((part) => part.toLowerCase());
+}
+
+export interface ChunkTerms {
+  /** Distinct lower-case words, space separated: enough for FTS4 to delete the row later. */
+  words: string;
+  /** Distinct identifier parts that are not already words, space separated. */
+  identifierParts: string;
+}
+
+/** Collects the distinct words of a chunk and the parts of its compound identifiers. */
+export function chunkTerms(text: string, extraIdentifiers: readonly string[] = []): ChunkTerms {
+  const words = new Set<string>();
+  const compounds = new Set<string>();
+  for (const match of text.matchAll(wordPattern)) {
+    const word = match[0];
+    const lower = word.toLowerCase();
+    if (!words.has(lower)) {
+      words.add(lower);
+      if (lower !== word || word.includes('_')) compounds.add(word);
+    }
+  }
+  for (const identifier of extraIdentifiers) compounds.add(identifier);
+  const parts = new Set<string>();
+  for (const compound of compounds) {
+    const split = splitIdentifier(compound);
+    if (split.length < 2 && words.has(compound.toLowerCase())) continue;
+    for (const part of split) if (!words.has(part)) parts.add(part);
+  }
+  return { words: [...words].join(' '), identifierParts: [...parts].join(' ') };
+}
+
+/** Words of a query, in order, lower-cased. */
+export function queryWords(text: string): string[] {
+  return [...text.matchAll(wordPattern)].map((match) => match[0].toLowerCase());
+}
+
+/** The one token estimate used everywhere: about four characters per token. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** Splits text into lines the way editors number them. */
+export function splitLines(text: string): string[] {
+  return text.split(/\r\n|\r|\n/);
+}

@@ -1,0 +1,60 @@
+import type { Health } from '../health';
+import type { IndexBounds, EngineOptions } from '../options';
+import type { PortCounters } from '../ports';
+import type { Retrieval, RetrieveOptions } from '../retrieval/retrieve';
+import type { SymbolRow } from '../store';
+import type { SyncProgress, SyncReport } from '../sync';
+import type { ContextBlocks } from '../engine';
+
+/** Messages between an engine client and the worker thread that owns the engines. */
+export type EngineOptionsInput = Partial<Omit<EngineOptions, 'bounds'>> & { bounds?: Partial<IndexBounds> };
+
+export interface RequestMap {
+  open: { params: { projectKey: string; root: string; dbPath?: string; options?: EngineOptionsInput }; result: { root: string; loadedFromDisk: boolean; openNote?: string } };
+  sync: { params: { projectKey: string; full?: boolean }; result: SyncReport };
+  cancel: { params: { projectKey: string }; result: null };
+  syncPaths: { params: { projectKey: string; paths: string[] }; result: { changed: number } };
+  search: { params: { projectKey: string; query: string; options?: RetrieveOptions }; result: Retrieval };
+  context: { params: { projectKey: string; query: string; options?: RetrieveOptions }; result: ContextBlocks };
+  symbols: { params: { projectKey: string }; result: SymbolRow[] };
+  health: { params: { projectKey: string }; result: Health };
+  get: { params: { projectKey: string; citation: string }; result: { path: string; startLine: number; endLine: number; sha256: string; text: string } };
+  files: { params: { projectKey: string }; result: TreeFile[] };
+  fileItems: { params: { projectKey: string; path: string }; result: TreeItem[] };
+  close: { params: { projectKey: string }; result: null };
+  counters: { params: Record<string, never>; result: PortCounters & { engineOpens: number } };
+}
+
+export type RequestName = keyof RequestMap;
+
+/** One indexed file of the tree view. */
+export interface TreeFile {
+  path: string;
+  language: string;
+  modified: boolean;
+  parser: string;
+  sha256: string;
+}
+
+/** A declaration or snippet of one file (never its source text). */
+export interface TreeItem {
+  id: string;
+  label: string;
+  kind: string;
+  startLine: number;
+  endLine: number;
+  sha256: string;
+}
+
+export interface RequestMessage<N extends RequestName = RequestName> {
+  type: 'request';
+  id: number;
+  name: N;
+  params: RequestMap[N]['params'];
+}
+
+export type WorkerMessage =
+  | { type: 'response'; id: number; ok: true; result: unknown }
+  | { type: 'response'; id: number; ok: false; error: { message: string; name: string } }
+  | { type: 'progress'; projectKey: string; progress: SyncProgress }
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };

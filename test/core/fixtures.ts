@@ -1,0 +1,83 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ProjectEngine, type OpenEngineOptions } from '../../src/core/engine';
+import { nodePorts, type EnginePorts } from '../../src/core/ports';
+
+/** A temporary project folder the test owns; removed by `cleanup`. */
+export class Fixture {
+  readonly root: string;
+
+  constructor(files: Record<string, string | Uint8Array> = {}) {
+    this.root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pk-test-')));
+    for (const [relative, content] of Object.entries(files)) this.write(relative, content);
+  }
+
+  path(relative: string): string {
+    return path.join(this.root, relative);
+  }
+
+  write(relative: string, content: string | Uint8Array): void {
+    const absolute = this.path(relative);
+    fs.mkdirSync(path.dirname(absolute), { recursive: true });
+    fs.writeFileSync(absolute, content);
+  }
+
+  /** Writes and moves the mtime forward so size+mtime change detection always sees it. */
+  edit(relative: string, content: string): void {
+    this.write(relative, content);
+    const future = new Date(Date.now() + 5_000 + Math.floor(Math.random() * 1000));
+    fs.utimesSync(this.path(relative), future, future);
+  }
+
+  remove(relative: string): void {
+    fs.rmSync(this.path(relative), { force: true, recursive: true });
+  }
+
+  git(...args: string[]): string {
+    return execFileSync('git', args, {
+      cwd: this.root,
+      encoding: 'utf8',
+      env: { ...process.env, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.invalid', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.invalid' },
+    });
+  }
+
+  initGit(): void {
+    this.git('init', '-q', '-b', 'main');
+    this.git('add', '-A');
+    this.git('commit', '-q', '-m', 'initial', '--allow-empty');
+  }
+
+  cleanup(): void {
+    fs.rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+export function tempFile(name: string): string {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'pk-db-'));
+  return path.join(directory, name);
+}
+
+export async function openEngine(root: string, extra: Partial<OpenEngineOptions> = {}): Promise<ProjectEngine> {
+  return ProjectEngine.open({ root, ports: extra.ports ?? nodePorts(), ...extra });
+}
+
+/** Ports that record warnings, for asserting that a reason was logged. */
+export function recordingPorts(): { ports: EnginePorts; warnings: string[] } {
+  const warnings: string[] = [];
+  const base = nodePorts();
+  return { ports: { ...base, log: { info() {}, warn: (message) => warnings.push(message), error: (message) => warnings.push(message) } }, warnings };
+}
+
+/** Lines of a generated source file, numbered so each is unique. */
+export function numberedLines(count: number, prefix = 'line'): string {
+  return Array.from({ length: count }, (_, index) => `const ${prefix}${index + 1} = ${index + 1};`).join('\n') + '\n';
+}
+
+/** Random characters from an alphabet, for secrets generated at test time (never committed). */
+export function randomFrom(alphabet: string, length: number): string {
+  let out = '';
+  for (let index = 0; index < length; index++) out += alphabet[Math.floor(Math.random() * alphabet.length)];
+  return out;
+}

@@ -1,0 +1,254 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { after, describe, test } from 'node:test';
+import { ProjectEngine } from '../../src/core/engine';
+import { nodePorts, type EnginePorts } from '../../src/core/ports';
+import { Fixture, numberedLines, openEngine, recordingPorts, tempFile } from './fixtures';
+
+const fixtures: Fixture[] = [];
+function fixture(files: Record<string, string | Uint8Array> = {}): Fixture {
+  const created = new Fixture(files);
+  fixtures.push(created);
+  return created;
+}
+after(() => fixtures.forEach((created) => created.cleanup()));
+
+function currentRows(engine: ProjectEngine) {
+  return engine.store.allCurrentSnippets().map((row) => ({ id: row.id, path: row.path, fileHash: row.fileHash, startLine: row.startLine, endLine: row.endLine, tokens: row.tokens, chunkKind: row.chunkKind, symbolId: row.symbolId }));
+}
+
+function fileRows(engine: ProjectEngine) {
+  return [...engine.store.files().values()].map((file) => ({ path: file.path, sha256: file.sha256, bytes: file.bytes, language: file.language, parser: file.parser })).sort((a, b) => a.path.localeCompare(b.path));
+}
+
+describe('text windows', () => {
+  test('80-line windows with 12 lines of overlap and exact ranges', async () => {
+    const project = fixture({ 'a.ts': numberedLines(200) });
+    const engine = await openEngine(project.root);
+    await engine.sync();
+    const ranges = engine.store.currentSnippets('a.ts').map((row) => [row.startLine, row.endLine]);
+    assert.deepEqual(ranges, [[1, 80], [69, 148], [137, 200]]);
+    await engine.close();
+  });
+
+  test('chunk ids are stable across engines and derived from path, hash and range', async () => {
+    const project = fixture({ 'a.ts': numberedLines(10) });
+    const first = await openEngine(project.root);
+    await first.sync();
+    const second = await openEngine(project.root);
+    await second.sync();
+    assert.deepEqual(currentRows(first), currentRows(second));
+    await first.close();
+    await second.close();
+  });
+});
+
+describe('incremental sync', () => {
+  test('only the changed file is re-read; its old rows go stale, others keep their ids', async () => {
+    const project = fixture({ 'a.ts': numberedLines(30, 'a'), 'b.ts': numberedLines(30, 'b') });
+    const engine = await openEngine(project.root);
+    const first = await engine.sync();
+    assert.equal(first.reindexed, 2);
+    const before = currentRows(engine);
+    project.edit('a.ts', numberedLines(31, 'a'));
+    const second = await engine.sync();
+    assert.equal(second.reindexed, 1);
+    assert.equal(second.read, 1);
+    assert.equal(second.unchanged, 1);
+    const after = currentRows(engine);
+    assert.deepEqual(after.filter((row) => row.path === 'b.ts'), before.filter((row) => row.path === 'b.ts'));
+    assert.notDeepEqual(after.filter((row) => row.path === 'a.ts'), before.filter((row) => row.path === 'a.ts'));
+    const counts = engine.store.counts();
+    assert.equal(counts.staleSnippets, before.filter((row) => row.path === 'a.ts').length);
+    await engine.close();
+  });
+
+  test('nothing changed means nothing is read', async () => {
+    const project = fixture({ 'a.ts': numberedLines(5) });
+    const engine = await openEngine(project.root);
+    await engine.sync();
+    const again = await engine.sync();
+    assert.equal(again.read, 0);
+    assert.equal(again.reindexed, 0);
+    await engine.close();
+  });
+
+  test('deleted files disappear with all their rows', async () => {
+    const project = fixture({ 'a.ts': 'export const alpha = 1;\n', 'b.ts': 'export const beta = 2;\n' });
+    const engine = await openEngine(project.root);
+    await engine.sync();
+    project.remove('a.ts');
+    const report = await engine.sync();
+    assert.equal(report.removed, 1);
+    assert.deepEqual(fileRows(engine).map((file) => file.path), ['b.ts']);
+    assert.equal(engine.store.database.exec("SELECT COUNT(*) FROM project_snippets WHERE path = 'a.ts'")[0].values[0][0], 0);
+    const search = await engine.search('alpha');
+    assert.equal(search.results.length, 0);
+    await engine.close();
+  });
+
+  test('a clean rebuild and an incremental sync of the same tree give identical rows', async () => {
+    const project = fixture({ 'a.ts': numberedLines(100, 'a'), 'b/c.py': 'def c():\n    return 1\n', 'd.md': '# Title\n' });
+    project.initGit();
+    const incremental = await openEngine(project.root);
+    await incremental.sync();
+    project.edit('a.ts', numberedLines(120, 'a'));
+    project.remove('d.md');
+    project.write('e.go', 'package e\n\nfunc E() {}\n');
+    await incremental.sync();
+    const clean = await openEngine(project.root);
+    await clean.sync({ full: true });
+    assert.deepEqual(currentRows(incremental), currentRows(clean));
+    assert.deepEqual(fileRows(incremental), fileRows(clean));
+    assert.deepEqual(incremental.store.symbols(), clean.store.symbols());
+    await incremental.close();
+    await clean.close();
+  });
+
+  test('git state: branch, HEAD, dirty, changed paths and tracked/modified per file', async () => {
+    const project = fixture({ 'a.ts': 'export const a = 1;\n', 'b.ts': 'export const b = 1;\n' });
+    project.initGit();
+    project.edit('a.ts', 'export const a = 2;\n');
+    project.write('new.ts', 'export const n = 1;\n');
+    const engine = await openEngine(project.root);
+    await engine.sync();
+    const state = engine.store.state();
+    assert.equal(state.branch, 'main');
+    assert.match(state.head ?? '', /^[0-9a-f]{40}$/);
+    assert.equal(state.dirty, true);
+    assert.deepEqual(state.changedPaths, ['a.ts', 'new.ts']);
+    const files = engine.store.files();
+    assert.deepEqual([files.get('a.ts')?.tracked, files.get('a.ts')?.modified], [true, true]);
+    assert.deepEqual([files.get('b.ts')?.tracked, files.get('b.ts')?.modified], [true, false]);
+    assert.deepEqual([files.get('new.ts')?.tracked, files.get('new.ts')?.modified], [false, true]);
+    assert.equal(files.get('b.ts')?.gitHead, state.head);
+    await engine.close();
+  });
+});
+
+describe('files that change during indexing', () => {
+  test('a file deleted between discovery and read is skipped, not a crash', async () => {
+    const project = fixture({ 'a.ts': 'a\n', 'gone.ts': 'gone\n' });
+    const base = nodePorts();
+    const ports: EnginePorts = {
+      ...base,
+      fs: {
+        ...base.fs,
+        async readFile(absolutePath, maxBytes) {
+          if (absolutePath.endsWith('gone.ts')) fs.rmSync(absolutePath);
+          return base.fs.readFile(absolutePath, maxBytes);
+        },
+      },
+    };
+    const engine = await openEngine(project.root, { ports });
+    const report = await engine.sync();
+    assert.deepEqual(report.errors, []);
+    assert.deepEqual(fileRows(engine).map((file) => file.path), ['a.ts']);
+    await engine.close();
+  });
+
+  test('a file changed between discovery and read is indexed with the bytes actually read', async () => {
+    const project = fixture({ 'a.ts': 'export const before = 1;\n' });
+    const base = nodePorts();
+    const ports: EnginePorts = {
+      ...base,
+      fs: {
+        ...base.fs,
+        async readFile(absolutePath, maxBytes) {
+          if (absolutePath.endsWith('a.ts')) fs.writeFileSync(absolutePath, 'export const afterwards = 22;\n');
+          return base.fs.readFile(absolutePath, maxBytes);
+        },
+      },
+    };
+    const engine = await openEngine(project.root, { ports });
+    await engine.sync();
+    const file = engine.store.file('a.ts');
+    assert.equal(file?.bytes, Buffer.byteLength('export const afterwards = 22;\n'));
+    const plain = await openEngine(project.root);
+    const result = await plain.search('afterwards');
+    await plain.sync();
+    assert.equal((await plain.search('afterwards')).results[0]?.sha256, file?.sha256);
+    assert.equal(result.results.length, 0);
+    await engine.close();
+    await plain.close();
+  });
+});
+
+describe('bounds', () => {
+  test('file and total-byte bounds are reported, not fatal', async () => {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 12; index++) files[`f${String(index).padStart(2, '0')}.ts`] = 'x'.repeat(1000) + '\n';
+    const project = fixture(files);
+    const byCount = await openEngine(project.root, { options: { bounds: { maxFiles: 5 } } });
+    const countReport = await byCount.sync();
+    assert.equal(byCount.store.counts().files, 5);
+    assert.equal(countReport.exclusionsByReason['bound-files'], 7);
+    assert.ok(countReport.boundNotes.some((note) => note.includes('maxFiles')));
+    const byBytes = await openEngine(project.root, { options: { bounds: { maxTotalBytes: 3_500 } } });
+    const bytesReport = await byBytes.sync();
+    assert.equal(byBytes.store.counts().files, 3);
+    assert.ok(bytesReport.exclusionsByReason['bound-total-bytes'] > 0);
+    await byCount.close();
+    await byBytes.close();
+  });
+});
+
+describe('persistence', () => {
+  test('the stored index is reused: reopening re-reads nothing', async () => {
+    const project = fixture({ 'a.ts': numberedLines(10) });
+    const dbPath = tempFile('index.sqlite');
+    const first = await openEngine(project.root, { dbPath });
+    await first.sync();
+    await first.close();
+    const second = await openEngine(project.root, { dbPath });
+    assert.equal(second.loadedFromDisk, true);
+    const report = await second.sync();
+    assert.equal(report.read, 0);
+    await second.close();
+  });
+
+  test('a corrupt, truncated or older-schema database is discarded with a logged reason', async () => {
+    const project = fixture({ 'a.ts': 'export const alpha = 1;\n' });
+    const dbPath = tempFile('index.sqlite');
+    const first = await openEngine(project.root, { dbPath });
+    await first.sync();
+    await first.close();
+    const good = fs.readFileSync(dbPath);
+
+    const variants: Array<[string, Buffer]> = [
+      ['garbage', Buffer.from('this is not a database at all, just some bytes')],
+      ['truncated', good.subarray(0, Math.floor(good.length / 2))],
+    ];
+    for (const [name, bytes] of variants) {
+      fs.writeFileSync(dbPath, bytes);
+      const { ports, warnings } = recordingPorts();
+      const engine = await openEngine(project.root, { dbPath, ports });
+      assert.equal(engine.loadedFromDisk, false, name);
+      assert.ok(warnings.some((warning) => warning.includes('discarded')), name);
+      await engine.sync();
+      assert.equal((await engine.search('alpha')).results.length, 1, name);
+      await engine.close();
+    }
+
+    const { ports: plain } = recordingPorts();
+    const engine = await openEngine(project.root, { dbPath, ports: plain });
+    engine.store.database.exec("UPDATE meta SET value = '0' WHERE key = 'schema_version'");
+    engine.store.markChanged();
+    await engine.close();
+    const { ports, warnings } = recordingPorts();
+    const reopened = await openEngine(project.root, { dbPath, ports });
+    assert.equal(reopened.loadedFromDisk, false);
+    assert.ok(warnings.some((warning) => warning.includes('schema version 0')));
+    await reopened.close();
+  });
+
+  test('writes are atomic: no temporary file is left behind', async () => {
+    const project = fixture({ 'a.ts': 'a\n' });
+    const dbPath = tempFile('index.sqlite');
+    const engine = await openEngine(project.root, { dbPath });
+    await engine.sync();
+    await engine.close();
+    const directory = fs.readdirSync(require('node:path').dirname(dbPath));
+    assert.deepEqual(directory, ['index.sqlite']);
+  });
+});
