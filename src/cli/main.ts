@@ -180,6 +180,10 @@ async function run(argv: string[]): Promise<number> {
 
 /** Runs the CLI; every failure becomes one line on stderr and a non-zero exit code. */
 export async function main(argv: string[]): Promise<number> {
+  // A closed pipe (`pk symbols --json | head`) ends the output quietly instead of crashing.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+  });
   try {
     return await run(argv);
   } catch (error) {
