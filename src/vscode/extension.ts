@@ -1,0 +1,68 @@
+import * as vscode from 'vscode';
+import { registerChatParticipant } from './chatParticipant';
+import { registerCommands } from './commands';
+import { reindexSettings } from './config';
+import { IndexService } from './indexService';
+import { ManifestPanel } from './manifestPanel';
+import { registerSearchTool } from './searchTool';
+import { registerStatusBar } from './statusBar';
+import { IndexTreeProvider } from './treeView';
+
+/** What the extension returns from `activate`; the extension-host tests use it. */
+export interface ProjectKnowledgeApi {
+  service: IndexService;
+  tree: IndexTreeProvider;
+  manifest: ManifestPanel;
+  activationMs: number;
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<ProjectKnowledgeApi> {
+  const started = performance.now();
+  const log = vscode.window.createOutputChannel('Project Knowledge', { log: true });
+  context.subscriptions.push(log);
+  const service = new IndexService(context, log);
+  context.subscriptions.push({ dispose: () => void service.dispose() });
+  const manifest = new ManifestPanel(context, service);
+  const tree = new IndexTreeProvider(service);
+  const view = vscode.window.createTreeView('projectKnowledge.index', { treeDataProvider: tree, showCollapseAll: true });
+  context.subscriptions.push(manifest, tree, view, registerStatusBar(service), ...registerCommands({ service, manifest, log }));
+  registerFileEvents(context, service);
+  registerChatParticipant(context, service, log);
+  const tool = registerSearchTool(service, log);
+  if (tool) context.subscriptions.push(tool);
+  const activationMs = performance.now() - started;
+  log.info(`Activated in ${activationMs.toFixed(1)} ms (trusted: ${vscode.workspace.isTrusted}).`);
+  // Indexing starts after activation returns, so activation itself stays cheap.
+  setTimeout(() => {
+    service.start().catch((error: unknown) => log.error(`Indexing could not start: ${String(error)}`));
+  }, 0);
+  return { service, tree, manifest, activationMs };
+}
+
+/** Watcher, saves and settings: each schedules the debounced incremental sync it needs. */
+function registerFileEvents(context: vscode.ExtensionContext, service: IndexService): void {
+  const watcher = vscode.workspace.createFileSystemWatcher('**/*');
+  const changed = (uri: vscode.Uri) => service.notePathChanged(uri);
+  context.subscriptions.push(
+    watcher,
+    watcher.onDidCreate(changed),
+    watcher.onDidChange(changed),
+    watcher.onDidDelete(changed),
+    vscode.workspace.onDidSaveTextDocument((document) => changed(document.uri)),
+    vscode.workspace.onDidRenameFiles((event) => event.files.forEach((file) => {
+      changed(file.oldUri);
+      changed(file.newUri);
+    })),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      for (const folder of vscode.workspace.workspaceFolders ?? []) {
+        if (reindexSettings.some((setting) => event.affectsConfiguration(setting, folder))) {
+          void service.refreshFolders().then(() => service.scheduleSync(folder, 0, true));
+        }
+      }
+    }),
+  );
+}
+
+export function deactivate(): void {
+  // Disposables registered on the context close the worker and persist the indexes.
+}

@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { IndexService } from './indexService';
+import { isWebviewToHost, type HostToWebview } from './manifestProtocol';
+
+/** Strings the webview shows, localized on the host side. */
+function webviewStrings(): Record<string, string> {
+  return {
+    title: vscode.l10n.t('Context Manifest'),
+    noManifest: vscode.l10n.t('No retrieval yet. Run "Project Knowledge: Search Snippets" or ask @project in chat.'),
+    untrusted: vscode.l10n.t('Untrusted workspace: nothing is indexed or retrieved in Restricted Mode.'),
+    filter: vscode.l10n.t('Filter'),
+    all: vscode.l10n.t('All'),
+    included: vscode.l10n.t('Included'),
+    excluded: vscode.l10n.t('Excluded'),
+    query: vscode.l10n.t('Query'),
+    revision: vscode.l10n.t('Revision'),
+    health: vscode.l10n.t('Health'),
+    status: vscode.l10n.t('Status'),
+    reason: vscode.l10n.t('Reason'),
+    score: vscode.l10n.t('Score'),
+    tokens: vscode.l10n.t('Tokens'),
+    location: vscode.l10n.t('Location'),
+    kind: vscode.l10n.t('Kind'),
+    symbol: vscode.l10n.t('Symbol'),
+    yes: vscode.l10n.t('included'),
+    no: vscode.l10n.t('excluded'),
+    summary: vscode.l10n.t('{0} included, {1} excluded, {2} of {3} tokens'),
+  };
+}
+
+/** The manifest webview: one panel, reused, showing the last manifest (never source text). */
+export class ManifestPanel implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private ready = false;
+  private highlight: string | undefined;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly context: vscode.ExtensionContext, private readonly service: IndexService) {
+    this.subscription = service.onDidChangeManifest(() => void this.post());
+  }
+
+  get isOpen(): boolean {
+    return this.panel !== undefined;
+  }
+
+  show(highlight?: string): void {
+    this.highlight = highlight;
+    if (this.panel) {
+      this.panel.reveal(vscode.ViewColumn.Active);
+      void this.post();
+      return;
+    }
+    const mediaRoot = vscode.Uri.joinPath(this.context.extensionUri, 'media');
+    const panel = vscode.window.createWebviewPanel('projectKnowledge.manifest', vscode.l10n.t('Context Manifest'), vscode.ViewColumn.Active, {
+      enableScripts: true,
+      localResourceRoots: [mediaRoot],
+      retainContextWhenHidden: false,
+    });
+    this.panel = panel;
+    this.ready = false;
+    panel.iconPath = vscode.Uri.joinPath(mediaRoot, 'icon.svg');
+    panel.webview.html = this.html(panel.webview, mediaRoot);
+    panel.webview.onDidReceiveMessage((message: unknown) => this.receive(message));
+    panel.onDidDispose(() => {
+      this.panel = undefined;
+      this.ready = false;
+    });
+  }
+
+  private receive(message: unknown): void {
+    if (!isWebviewToHost(message)) return;
+    if (message.type === 'ready') {
+      this.ready = true;
+      void this.post();
+      return;
+    }
+    const folder = this.service.statuses().find((status) => status.folder.uri.fsPath === message.root || path.resolve(status.folder.uri.fsPath) === message.root)?.folder
+      ?? vscode.workspace.workspaceFolders?.[0];
+    if (!folder) return;
+    void vscode.commands.executeCommand('projectKnowledge.openSnippet', { uri: vscode.Uri.joinPath(folder.uri, ...message.path.split('/')), startLine: message.startLine, endLine: message.endLine });
+  }
+
+  private async post(): Promise<void> {
+    if (!this.panel || !this.ready) return;
+    const health = [];
+    if (vscode.workspace.isTrusted) {
+      for (const status of this.service.statuses().filter((candidate) => candidate.opened)) {
+        const report = await this.service.engine().request('health', { projectKey: status.key }).catch(() => undefined);
+        if (report) health.push({ root: report.root, status: report.status, files: report.files, snippets: report.snippets, staleSnippets: report.staleSnippets, symbols: report.symbols, excluded: report.excluded, lastSync: report.lastSync });
+      }
+    }
+    const message: HostToWebview = { type: 'manifest', manifest: this.service.lastManifest ?? null, health, trusted: vscode.workspace.isTrusted, highlight: this.highlight, strings: webviewStrings() };
+    await this.panel.webview.postMessage(message);
+  }
+
+  private html(webview: vscode.Webview, mediaRoot: vscode.Uri): string {
+    const nonce = randomBytes(16).toString('base64');
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(mediaRoot, 'manifest.js'));
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(mediaRoot, 'manifest.css'));
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${webview.cspSource}; script-src 'nonce-${nonce}'; img-src ${webview.cspSource};">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link href="${style}" rel="stylesheet">
+<title>${vscode.l10n.t('Context Manifest')}</title>
+</head>
+<body>
+<main id="app" aria-live="polite"></main>
+<script nonce="${nonce}" src="${script}"></script>
+</body>
+</html>`;
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.panel?.dispose();
+  }
+}

@@ -1,0 +1,50 @@
+import * as vscode from 'vscode';
+import type { IndexService } from './indexService';
+
+export const toolName = 'projectKnowledge_search';
+
+export interface SearchToolInput {
+  query: string;
+  maxResults?: number;
+  paths?: string[];
+}
+
+/** `#projectKnowledge`: verified, quoted snippets for agent mode instead of grep and file reads. */
+export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
+  constructor(private readonly service: IndexService, private readonly log: vscode.LogOutputChannel) {}
+
+  prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<SearchToolInput>): vscode.PreparedToolInvocation {
+    return { invocationMessage: vscode.l10n.t('Searching project knowledge for "{0}"', String(options.input?.query ?? '').slice(0, 80)) };
+  }
+
+  async invoke(options: vscode.LanguageModelToolInvocationOptions<SearchToolInput>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+    const text = (value: string) => new vscode.LanguageModelTextPart(value);
+    if (!vscode.workspace.isTrusted) {
+      return new vscode.LanguageModelToolResult([text('Project Knowledge is unavailable: this workspace is not trusted, so no project source may be read. Ask the user to trust the workspace, or continue without project context.')]);
+    }
+    const query = typeof options.input?.query === 'string' ? options.input.query.trim() : '';
+    if (!query) return new vscode.LanguageModelToolResult([text('Project Knowledge needs a non-empty "query": a symbol, path, error message or a few specific words.')]);
+    const limit = Number.isInteger(options.input.maxResults) && (options.input.maxResults as number) > 0 ? Math.min(50, options.input.maxResults as number) : undefined;
+    const paths = Array.isArray(options.input.paths) ? options.input.paths.filter((entry): entry is string => typeof entry === 'string') : [];
+    try {
+      const contexts = await this.service.context(query, { limit, attachedPaths: paths });
+      if (token.isCancellationRequested) return new vscode.LanguageModelToolResult([text('Cancelled.')]);
+      const parts: vscode.LanguageModelTextPart[] = [];
+      for (const context of contexts) {
+        if (context.blocks.length > 0) parts.push(text(context.preamble));
+        for (const block of context.blocks) parts.push(text(block));
+        parts.push(text(context.summary));
+      }
+      if (contexts.length === 0) parts.push(text('Project Knowledge has no index yet for this workspace; it may still be indexing. Try again shortly or fall back to reading files.'));
+      return new vscode.LanguageModelToolResult(parts);
+    } catch (error) {
+      this.log.error('projectKnowledge_search failed', error);
+      return new vscode.LanguageModelToolResult([text(`Project Knowledge search failed (${error instanceof Error ? error.message : String(error)}); continue without it, for example by reading files directly.`)]);
+    }
+  }
+}
+
+export function registerSearchTool(service: IndexService, log: vscode.LogOutputChannel): vscode.Disposable | undefined {
+  if (!vscode.lm?.registerTool) return undefined;
+  return vscode.lm.registerTool(toolName, new SearchTool(service, log));
+}

@@ -1,0 +1,141 @@
+import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import type { FileNode, IndexNode, ItemNode } from '../../../src/vscode/treeView';
+import { activeApi, extensionId, waitFor, workspaceFolder } from './helpers';
+
+async function liveSha(relative: string): Promise<string> {
+  const bytes = await vscode.workspace.fs.readFile(vscode.Uri.joinPath(workspaceFolder().uri, relative));
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+async function allNodes(node?: IndexNode, depth = 0): Promise<IndexNode[]> {
+  const api = await activeApi();
+  const children = await api.tree.getChildren(node);
+  const nested = depth < 4 ? await Promise.all(children.map((child) => allNodes(child, depth + 1))) : [];
+  return [...children, ...nested.flat()];
+}
+
+describe('trusted workspace', () => {
+  before(async () => {
+    const api = await activeApi();
+    await waitFor('the first index', () => api.service.statuses().some((status) => status.state === 'ready'), 60_000);
+  });
+
+  it('activates quickly and indexes on its own', async () => {
+    const api = await activeApi();
+    console.log(`activation took ${api.activationMs.toFixed(1)} ms before indexing started`);
+    assert.equal(vscode.workspace.isTrusted, true);
+    const status = api.service.statuses()[0];
+    assert.equal(status.state, 'ready');
+    assert.ok(status.lastReport && status.lastReport.reindexed >= 3, JSON.stringify(status.lastReport));
+    assert.equal(status.lastReport?.exclusionsByReason['lockfile'], 1);
+    assert.equal(status.lastReport?.exclusionsByReason['env-file'], 1);
+  });
+
+  it('stores one database per folder in global storage', async () => {
+    const api = await activeApi();
+    await api.service.whenIdle();
+    const health = await vscode.commands.executeCommand<string>('projectKnowledge.healthCheck');
+    const database = health.match(/Database: (\S+\.sqlite)/)?.[1];
+    assert.ok(database, health);
+    assert.ok(fs.existsSync(database), database);
+    assert.match(database, /indexes\/[0-9a-f]{24}\.sqlite$/);
+    assert.match(health, /Files: \d+/);
+  });
+
+  it('registers every command in package.json and no other', async () => {
+    const extension = vscode.extensions.getExtension(extensionId);
+    const declared = (extension?.packageJSON.contributes.commands as Array<{ command: string }>).map((entry) => entry.command).sort();
+    // VS Code adds view commands (`projectKnowledge.index.focus`, ...) of its own.
+    const registered = (await vscode.commands.getCommands(true)).filter((command) => command.startsWith('projectKnowledge.') && !command.startsWith('projectKnowledge.index.')).sort();
+    assert.deepEqual(registered, declared);
+  });
+
+  it('returns verified snippets whose hash is the live file hash', async () => {
+    const api = await activeApi();
+    const [retrieval] = await api.service.search('parseCookieHeader');
+    assert.ok(retrieval.results.length > 0);
+    const first = retrieval.results[0];
+    assert.equal(first.path, 'src/cookies.ts');
+    assert.equal(first.sha256, await liveSha('src/cookies.ts'));
+    assert.equal(api.service.lastManifest?.query, 'parseCookieHeader');
+  });
+
+  it('shows status, files and items in the tree; items open their range and copy citations', async () => {
+    const api = await activeApi();
+    const nodes = await allNodes();
+    // The suite is compiled separately from the bundled extension, so nodes are told apart by `kind`.
+    assert.equal(nodes[0].kind, 'status');
+    const status = api.tree.getTreeItem(nodes[0]);
+    assert.equal(status.label, 'Ready');
+    const file = nodes.find((node): node is FileNode => node.kind === 'file' && node.file.path === 'src/cookies.ts');
+    assert.ok(file, 'src/cookies.ts is in the tree');
+    assert.equal(api.tree.getParent(file)?.id, 'dir:' + file.status.key + ':src');
+    const item = nodes.find((node): node is ItemNode => node.kind === 'item' && node.file.file.path === 'src/cookies.ts');
+    assert.ok(item);
+    await vscode.commands.executeCommand('projectKnowledge.openSnippet', item);
+    const editor = await waitFor('the snippet editor', () => vscode.window.activeTextEditor?.document.uri.fsPath.endsWith('cookies.ts') ? vscode.window.activeTextEditor : undefined);
+    assert.equal(editor.selection.active.line, item.item.startLine - 1);
+    const citation = await vscode.commands.executeCommand<string>('projectKnowledge.copyCitation', item);
+    assert.equal(citation, `src/cookies.ts#L${item.item.startLine}-L${item.item.endLine}@${await liveSha('src/cookies.ts')}`);
+    assert.equal(await vscode.env.clipboard.readText(), citation);
+  });
+
+  it('makes a saved edit searchable and marks it stale meanwhile', async () => {
+    const api = await activeApi();
+    const uri = vscode.Uri.joinPath(workspaceFolder().uri, 'src', 'session.ts');
+    const document = await vscode.workspace.openTextDocument(uri);
+    const editor = await vscode.window.showTextDocument(document);
+    assert.ok(await editor.edit((builder) => builder.insert(new vscode.Position(document.lineCount, 0), '\nexport function freshlySavedMarker(): number {\n  return 42;\n}\n')));
+    assert.equal(document.isDirty, true);
+    const started = Date.now();
+    assert.ok(await document.save());
+    const found = await waitFor('the saved edit to be searchable', async () => {
+      const [retrieval] = await api.service.search('freshlySavedMarker');
+      return retrieval?.results.find((result) => result.path === 'src/session.ts' && result.text.includes('freshlySavedMarker'));
+    }, 20_000, 25);
+    console.log(`edit-to-searchable latency: ${Date.now() - started} ms`);
+    assert.equal(found.sha256, await liveSha('src/session.ts'));
+  });
+
+  it('drops a deleted file from the index and the tree', async () => {
+    const api = await activeApi();
+    await vscode.workspace.fs.delete(vscode.Uri.joinPath(workspaceFolder().uri, 'src', 'obsolete.ts'));
+    await waitFor('the deleted file to leave the index', async () => {
+      await api.service.whenIdle();
+      const files = await api.service.engine().request('files', { projectKey: api.service.statuses()[0].key });
+      return !files.some((file) => file.path === 'src/obsolete.ts');
+    }, 20_000);
+    const [retrieval] = await api.service.search('obsoleteHelper');
+    assert.ok(!retrieval.results.some((result) => result.path === 'src/obsolete.ts'));
+    const nodes = await allNodes();
+    assert.ok(!nodes.some((node) => node.kind === 'file' && node.file.path === 'src/obsolete.ts'));
+  });
+
+  it('reuses the stored index on reopen: nothing changed means nothing re-read', async () => {
+    const api = await activeApi();
+    await api.service.whenIdle();
+    await api.service.reopenAll();
+    const status = api.service.statuses()[0];
+    assert.equal(status.loadedFromDisk, true);
+    assert.equal(status.lastReport?.read, 0);
+    assert.equal(status.lastReport?.reindexed, 0);
+  });
+
+  it('rebuilds on demand with a full rescan', async () => {
+    const api = await activeApi();
+    await vscode.commands.executeCommand('projectKnowledge.rebuildIndex', true);
+    const status = api.service.statuses()[0];
+    assert.equal(status.lastReport?.full, true);
+    assert.equal(status.state, 'ready');
+  });
+
+  it('opens the manifest webview', async () => {
+    const api = await activeApi();
+    await api.service.search('Session');
+    await vscode.commands.executeCommand('projectKnowledge.showManifest');
+    assert.equal(api.manifest.isOpen, true);
+  });
+});
