@@ -2,9 +2,10 @@ import type { Database, SqlValue, Statement } from 'sql.js';
 import type { ExclusionReason } from './exclusion/reasons';
 import type { EnginePorts } from './ports';
 import { loadSqlite } from './sqlite';
+import { buildVocabulary, decodeWords, encodeWords } from './termCodes';
 
 /** Bumped whenever the tables change; an older file is discarded and rebuilt, never migrated. */
-export const schemaVersion = 1;
+export const schemaVersion = 2;
 
 const schema = `
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -35,6 +36,8 @@ CREATE INDEX project_symbols_qualified ON project_symbols(qualified_name);
 CREATE INDEX project_symbols_name ON project_symbols(name);
 CREATE INDEX project_symbols_path ON project_symbols(path);
 CREATE TABLE search_terms(docid INTEGER PRIMARY KEY, body TEXT NOT NULL, path TEXT NOT NULL, idents TEXT NOT NULL);
+CREATE TABLE search_vocabulary(path TEXT PRIMARY KEY, words TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE search_codes(docid INTEGER PRIMARY KEY, path TEXT NOT NULL, body BLOB NOT NULL, idents BLOB NOT NULL);
 CREATE VIRTUAL TABLE search_index USING fts4(content="search_terms", body, path, idents, tokenize=unicode61 "tokenchars=_");
 CREATE TABLE derived_embeddings(
   source_key TEXT NOT NULL, source_hash TEXT NOT NULL, chunking_version TEXT NOT NULL,
@@ -151,6 +154,7 @@ const fileColumns = 'path, sha256, bytes, mtime_ms, language, git_head, tracked,
 export class IndexStore {
   private statements = new Map<string, Statement>();
   private dirtySincePersist = false;
+  private revisionCounter = 0;
 
   private constructor(private db: Database, readonly dbPath: string | undefined, private readonly ports: EnginePorts) {}
 
@@ -188,8 +192,12 @@ export class IndexStore {
   }
 
   private configure(): void {
-    // Deleted rows are zeroed so nothing removed from the index lingers in free pages.
-    this.db.exec('PRAGMA secure_delete = ON; PRAGMA foreign_keys = OFF;');
+    // Deleted rows are zeroed so nothing removed from the index lingers in free pages. The
+    // database lives in memory and is persisted by export, so the rollback journal can stay in
+    // memory too: sql.js would otherwise copy every journal page through its emulated file system.
+    this.db.exec('PRAGMA secure_delete = ON; PRAGMA foreign_keys = OFF; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144;');
+    // The same tokenizer as the index, to count tokens exactly (see dropSearchRows).
+    this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.pk_tokenizer USING fts3tokenize('unicode61', 'tokenchars=_')`);
   }
 
   private statement(sql: string): Statement {
@@ -222,22 +230,63 @@ export class IndexStore {
     return this.all(sql, params)[0];
   }
 
+  private batchDepth = 0;
+
+  /**
+   * One file's change is atomic: on its own it is a transaction; inside `batch` it is a
+   * savepoint, so a failing file rolls back alone while the batch commits the others.
+   */
   private transaction<T>(work: () => T): T {
-    this.db.exec('BEGIN');
+    const nested = this.batchDepth > 0;
+    this.db.exec(nested ? 'SAVEPOINT file_change' : 'BEGIN');
     try {
       const result = work();
-      this.db.exec('COMMIT');
+      this.db.exec(nested ? 'RELEASE file_change' : 'COMMIT');
       this.dirtySincePersist = true;
+      this.revisionCounter++;
       return result;
     } catch (error) {
+      this.db.exec(nested ? 'ROLLBACK TO file_change; RELEASE file_change' : 'ROLLBACK');
+      throw error;
+    }
+  }
+
+  /**
+   * Groups many per-file changes into one outer transaction. FTS4 flushes its pending terms
+   * once per commit, so committing per batch instead of per file avoids thousands of tiny
+   * index segments and their merges.
+   */
+  async batch<T>(work: () => Promise<T>): Promise<T> {
+    if (this.batchDepth > 0) return work();
+    this.db.exec('BEGIN');
+    this.batchDepth++;
+    try {
+      const result = await work();
+      this.batchDepth--;
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      this.batchDepth--;
       this.db.exec('ROLLBACK');
       throw error;
     }
   }
 
+  /** Merges the full-text index into one segment: smaller and faster to query. */
+  optimizeSearchIndex(): void {
+    this.db.exec("INSERT INTO search_index(search_index) VALUES ('optimize')");
+    this.dirtySincePersist = true;
+  }
+
   /** For owners of their own tables (vectors) that write through `database`. */
   markChanged(): void {
     this.dirtySincePersist = true;
+    this.revisionCounter++;
+  }
+
+  /** Grows with every committed change; caches derived from the tables (vectors) compare it. */
+  get revision(): number {
+    return this.revisionCounter;
   }
 
   get needsPersist(): boolean {
@@ -247,6 +296,14 @@ export class IndexStore {
   /** Writes the database atomically (temp file + rename). */
   async persist(): Promise<void> {
     if (!this.dbPath || !this.dirtySincePersist) return;
+    // Free pages (zeroed by secure_delete) would otherwise be written out; compact when they are many.
+    const pages = this.db.exec('PRAGMA page_count')[0].values[0][0] as number;
+    const free = this.db.exec('PRAGMA freelist_count')[0].values[0][0] as number;
+    if (free > 64 && free * 10 > pages) {
+      this.clearStatements();
+      this.db.exec('VACUUM');
+      this.configure();
+    }
     await this.ports.fs.writeFileAtomic(this.dbPath, this.exportBytes());
     this.dirtySincePersist = false;
   }
@@ -304,11 +361,28 @@ export class IndexStore {
     ]);
   }
 
-  private dropSearchRows(rowids: number[]): void {
+  /**
+   * Deletes chunks from the full-text index. FTS4 re-tokenizes the stored row to know which
+   * entries to delete and subtracts its token count from the column totals bm25 relies on; the
+   * stored row holds each distinct word once, so it is padded with a filler word up to the
+   * chunk's real token count (from `search_index_docsize`) to keep those totals exact.
+   */
+  private dropSearchRows(path: string, rowids: number[]): void {
+    if (rowids.length === 0) return;
+    const vocabulary = ((this.one('SELECT words FROM search_vocabulary WHERE path = ?', [path])?.[0] as string | undefined) ?? '').split(' ');
     for (const rowid of rowids) {
-      // FTS4 reads the stored words to know which index entries to delete, so the index row goes first.
-      this.run('DELETE FROM search_index WHERE docid = ?', [rowid]);
-      this.run('DELETE FROM search_terms WHERE docid = ?', [rowid]);
+      const stored = this.one('SELECT c.body, c.idents, d.size FROM search_codes c JOIN search_index_docsize d ON d.docid = c.docid WHERE c.docid = ?', [rowid]);
+      if (stored) {
+        const words = decodeWords(stored[0] as Uint8Array, vocabulary);
+        const indexedTokens = readVarints(stored[2] as Uint8Array)[0] ?? 0;
+        const storedTokens = this.one('SELECT COUNT(*) FROM temp.pk_tokenizer WHERE input = ?', [words])?.[0] as number;
+        const body = indexedTokens > storedTokens ? `${words}${' pkpad'.repeat(indexedTokens - storedTokens)}` : words;
+        // The words exist as a row only for this delete: FTS4 reads them to know what to remove.
+        this.run('INSERT OR REPLACE INTO search_terms(docid, body, path, idents) VALUES (?,?,?,?)', [rowid, body, pathTerms(path), decodeWords(stored[1] as Uint8Array, vocabulary)]);
+        this.run('DELETE FROM search_index WHERE docid = ?', [rowid]);
+        this.run('DELETE FROM search_terms WHERE docid = ?', [rowid]);
+      }
+      this.run('DELETE FROM search_codes WHERE docid = ?', [rowid]);
     }
   }
 
@@ -319,11 +393,17 @@ export class IndexStore {
   replaceFile(file: FileRow, snippets: NewSnippet[], symbols: SymbolRow[]): void {
     this.transaction(() => {
       const current = this.all('SELECT rowid FROM project_snippets WHERE path = ? AND stale = 0', [file.path]).map((row) => row[0] as number);
-      this.dropSearchRows(current);
+      this.dropSearchRows(file.path, current);
       this.run('DELETE FROM project_snippets WHERE path = ? AND stale = 1', [file.path]);
       this.run('UPDATE project_snippets SET stale = 1 WHERE path = ?', [file.path]);
       this.run('DELETE FROM project_symbols WHERE path = ?', [file.path]);
+      // Vectors of this file's older content go; vectors of its current hash (and of every other file) stay.
+      this.deleteEmbeddings(file.path, file.sha256);
       this.writeFileRow(file);
+      const vocabulary = buildVocabulary(snippets.flatMap((snippet) => [snippet.terms.words, snippet.terms.identifierParts]));
+      const positions = new Map(vocabulary.map((word, index) => [word, index]));
+      this.run('INSERT OR REPLACE INTO search_vocabulary(path, words) VALUES (?, ?)', [file.path, vocabulary.join(' ')]);
+      const pathText = pathTerms(file.path);
       for (const snippet of snippets) {
         this.run(
           `INSERT INTO project_snippets(id, path, file_hash, start_line, end_line, tokens, stale, chunk_kind, parser, parser_version, symbol_id, name, kind, qualified_name, signature, parent, symbol_start, symbol_end, imports, refs)
@@ -333,8 +413,7 @@ export class IndexStore {
             snippet.signature, snippet.parent, snippet.symbolStart, snippet.symbolEnd, snippet.imports, snippet.refs],
         );
         const rowid = this.db.exec('SELECT last_insert_rowid()')[0].values[0][0] as number;
-        const pathText = file.path.replace(/[/._-]+/g, ' ');
-        this.run('INSERT INTO search_terms(docid, body, path, idents) VALUES (?,?,?,?)', [rowid, snippet.terms.words, pathText, snippet.terms.identifierParts]);
+        this.run('INSERT INTO search_codes(docid, path, body, idents) VALUES (?,?,?,?)', [rowid, file.path, encodeWords(snippet.terms.words, positions), encodeWords(snippet.terms.identifierParts, positions)]);
         this.run('INSERT INTO search_index(docid, body, path, idents) VALUES (?,?,?,?)', [rowid, snippet.indexText, pathText, snippet.terms.identifierParts]);
       }
       for (const symbol of symbols) {
@@ -351,12 +430,24 @@ export class IndexStore {
   removeFile(path: string): void {
     this.transaction(() => {
       const rowids = this.all('SELECT rowid FROM project_snippets WHERE path = ? AND stale = 0', [path]).map((row) => row[0] as number);
-      this.dropSearchRows(rowids);
+      this.dropSearchRows(path, rowids);
+      this.run('DELETE FROM search_vocabulary WHERE path = ?', [path]);
       this.run('DELETE FROM project_snippets WHERE path = ?', [path]);
       this.run('DELETE FROM project_symbols WHERE path = ?', [path]);
       this.run('DELETE FROM project_files WHERE path = ?', [path]);
-      this.run('DELETE FROM derived_embeddings WHERE source_key LIKE ? ESCAPE \'\\\'', [`${path.replace(/[\\%_]/g, '\\$&')}#%`]);
+      this.deleteEmbeddings(path);
     });
+  }
+
+  /**
+   * Removes the vectors of one file (keys are `path#L<start>-L<end>`), all of them or only those
+   * of other hashes than `keepHash`. A key range, so it uses the primary key; the `#` check
+   * keeps `a.ts#b.ts`-style names of other files out.
+   */
+  private deleteEmbeddings(path: string, keepHash?: string): void {
+    const where = "source_key >= ? AND source_key < ? AND instr(substr(source_key, ?), '#') = 0";
+    if (keepHash === undefined) this.run(`DELETE FROM derived_embeddings WHERE ${where}`, [`${path}#`, `${path}$`, [...path].length + 2]);
+    else this.run(`DELETE FROM derived_embeddings WHERE ${where} AND source_hash <> ?`, [`${path}#`, `${path}$`, [...path].length + 2, keepHash]);
   }
 
   replaceExclusions(exclusions: Array<{ path: string; reason: ExclusionReason; detail?: string }>): void {
@@ -487,17 +578,39 @@ export class IndexStore {
 }
 
 /**
- * Checks every stored table, including the FTS4 shadow tables, one by one. The FTS4 table's own
- * check is skipped on purpose: it re-tokenizes `search_terms`, which holds each chunk's distinct
- * words rather than its text, so it would always report a mismatch.
+ * One `quick_check` pass over the whole file (b-trees, shadow tables included). FTS4's own
+ * content check is the one message tolerated: it re-tokenizes `search_terms`, which by design
+ * holds rows only while they are being deleted, so it always reports a mismatch.
  */
 function checkIntegrity(db: Database): void {
-  const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'")[0]?.values.map((row) => row[0] as string) ?? [];
+  const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0]?.values.map((row) => row[0] as string) ?? [];
   if (!tables.includes('meta') || !tables.includes('search_index_segdir')) throw new Error('required tables are missing');
-  for (const table of tables) {
-    const result = db.exec(`PRAGMA quick_check("${table.replace(/"/g, '""')}")`)[0]?.values[0]?.[0];
-    if (result !== 'ok') throw new Error(`integrity check of ${table} failed: ${String(result)}`);
+  const problems = (db.exec('PRAGMA quick_check')[0]?.values ?? []).map((row) => String(row[0]))
+    .filter((message) => message !== 'ok' && message !== 'malformed inverted index for FTS4 table main.search_index');
+  if (problems.length > 0) throw new Error(`integrity check failed: ${problems[0]}`);
+}
+
+/** What the FTS `path` column holds for a file: its path with separators as spaces. */
+function pathTerms(path: string): string {
+  return path.replace(/[/._-]+/g, ' ');
+}
+
+/** Decodes SQLite's varint list (as in FTS4 docsize blobs). */
+function readVarints(blob: Uint8Array): number[] {
+  const values: number[] = [];
+  let value = 0;
+  let shift = 0;
+  for (const byte of blob) {
+    value += (byte & 0x7f) * 2 ** shift;
+    if (byte & 0x80) {
+      shift += 7;
+    } else {
+      values.push(value);
+      value = 0;
+      shift = 0;
+    }
   }
+  return values;
 }
 
 /** Okapi BM25 from FTS4 matchinfo 'pcnalx' (k1 = 1.2, b = 0.75). */

@@ -9,8 +9,15 @@ import type { EngineOptions } from './options';
 import type { ParsedChunk } from './parsing/chunkParser';
 import type { ParserChain } from './parsing/parserChain';
 import { FileTooLargeError, type EnginePorts, type FileStat } from './ports';
+import { embedIndexedChunks, fillMissingEmbeddings, type Embedder } from './retrieval/vectors';
 import type { FileRow, IndexStore, NewSnippet, SymbolRow } from './store';
 import { chunkTerms, estimateTokens, splitLines } from './tokens';
+
+/** References kept per chunk: enough to explain a match, small enough to keep the database lean. */
+const maxStoredReferences = 8;
+
+/** Re-indexed plus removed files from which a sync merges the full-text index afterwards. */
+const optimizeThreshold = 200;
 
 export interface SyncProgress {
   phase: 'discovering' | 'indexing' | 'saving';
@@ -42,6 +49,8 @@ export interface SyncContext {
   ports: EnginePorts;
   store: IndexStore;
   parsers: ParserChain;
+  /** Hybrid mode's embedding function; the local feature hasher when absent (tests inject failing ones). */
+  embedder?: Embedder;
 }
 
 export type FileOutcome =
@@ -62,8 +71,10 @@ export async function buildRows(context: SyncContext, relativePath: string, text
   const snippets: NewSnippet[] = [];
   const symbols = new Map<string, SymbolRow>();
   const seen = new Set<string>();
-  for (const chunk of result.chunks) {
-    const row = snippetRow(context, relativePath, fileHash, chunk, lines, result.parser, imports);
+  const owners = lineOwners(result.chunks, lines.length);
+  for (const [index, chunk] of result.chunks.entries()) {
+    // The file's imports are stored once, on its first chunk, rather than repeated on each.
+    const row = snippetRow(context, relativePath, fileHash, chunk, lines, result.parser, snippets.length === 0 ? imports : null, ownText(lines, owners, chunk, index));
     if (seen.has(row.id)) continue;
     seen.add(row.id);
     snippets.push(row);
@@ -78,7 +89,28 @@ export async function buildRows(context: SyncContext, relativePath: string, text
   return { snippets, symbols: [...symbols.values()], parser: result.parser, parserReason: result.fallbackReason ?? null, parserVersion: context.parsers.version };
 }
 
-function snippetRow(context: SyncContext, relativePath: string, fileHash: string, chunk: ParsedChunk, lines: string[], parser: string, imports: string | null): NewSnippet {
+/**
+ * Gives each line to the smallest chunk that contains it. A class chunk then indexes its header
+ * and fields while each method indexes its own body, so nested declarations are not put into
+ * the full-text index twice (the snippet ranges themselves are unchanged).
+ */
+function lineOwners(chunks: ParsedChunk[], lineCount: number): Int32Array {
+  const owners = new Int32Array(lineCount + 1).fill(-1);
+  const bySize = chunks.map((chunk, index) => ({ chunk, index })).sort((a, b) => (a.chunk.endLine - a.chunk.startLine) - (b.chunk.endLine - b.chunk.startLine) || a.index - b.index);
+  for (const { chunk, index } of bySize) {
+    for (let line = Math.max(1, chunk.startLine); line <= Math.min(lineCount, chunk.endLine); line++) if (owners[line] === -1) owners[line] = index;
+  }
+  return owners;
+}
+
+/** The lines of a chunk that no smaller chunk owns: what the full-text index gets for it. */
+function ownText(lines: string[], owners: Int32Array, chunk: ParsedChunk, index: number): string {
+  const own: string[] = [];
+  for (let line = chunk.startLine; line <= chunk.endLine; line++) if (owners[line] === index) own.push(lines[line - 1] ?? '');
+  return own.join('\n');
+}
+
+function snippetRow(context: SyncContext, relativePath: string, fileHash: string, chunk: ParsedChunk, lines: string[], parser: string, imports: string | null, indexText: string): NewSnippet {
   const text = lines.slice(chunk.startLine - 1, chunk.endLine).join('\n');
   const symbol = chunk.symbol;
   const symbolId = symbol
@@ -104,9 +136,9 @@ function snippetRow(context: SyncContext, relativePath: string, fileHash: string
     symbolStart: symbol?.startLine ?? null,
     symbolEnd: symbol?.endLine ?? null,
     imports,
-    refs: chunk.references && chunk.references.length > 0 ? JSON.stringify(chunk.references) : null,
-    indexText: text,
-    terms: chunkTerms(text, identifiers),
+    refs: chunk.references && chunk.references.length > 0 ? JSON.stringify(chunk.references.slice(0, maxStoredReferences)) : null,
+    indexText,
+    terms: chunkTerms(indexText, identifiers),
   };
 }
 
@@ -154,6 +186,7 @@ export async function syncFile(context: SyncContext, relativePath: string, known
   const rows = await buildRows(context, relativePath, sniffed.text, fileHash, language);
   const file: FileRow = { ...base, gitHead: git.head, parser: rows.parser, parserReason: rows.parserReason };
   store.replaceFile(file, rows.snippets, rows.symbols);
+  if (options.semantic) embedIndexedChunks(context, rows.snippets);
   return { kind: 'indexed', file, reindexed: true, bytes: stat.size };
 }
 
@@ -177,18 +210,18 @@ export async function syncProject(context: SyncContext, force: boolean, onProgre
   let acceptedFiles = 0;
   let boundHit: 'files' | 'bytes' | undefined;
   const total = discovery.candidates.length;
-  for (let index = 0; index < total; index++) {
-    signal?.throwIfAborted();
+  const batchSize = 250;
+  const indexCandidate = async (index: number) => {
     const candidate = discovery.candidates[index];
     if (acceptedFiles >= options.bounds.maxFiles) {
       boundHit ??= 'files';
       exclusions.push({ path: candidate.path, reason: 'bound-files' });
-      continue;
+      return;
     }
     if (totalBytes + candidate.stat.size > options.bounds.maxTotalBytes) {
       boundHit ??= 'bytes';
       exclusions.push({ path: candidate.path, reason: 'bound-total-bytes' });
-      continue;
+      return;
     }
     const git: FileGitInfo = {
       tracked: discovery.usedGit ? candidate.tracked : false,
@@ -203,7 +236,7 @@ export async function syncProject(context: SyncContext, force: boolean, onProgre
     } catch (error) {
       errors.push(`${candidate.path}: ${error instanceof Error ? error.message : String(error)}`);
       ports.log.error(`indexing ${candidate.path} failed`, error);
-      continue;
+      return;
     }
     if (outcome.kind === 'indexed') {
       kept.add(candidate.path);
@@ -214,18 +247,33 @@ export async function syncProject(context: SyncContext, force: boolean, onProgre
     } else if (outcome.kind === 'excluded') {
       exclusions.push({ path: candidate.path, reason: outcome.reason, detail: outcome.detail });
     }
-    if (index % 50 === 0 || index === total - 1) onProgress?.({ phase: 'indexing', done: index + 1, total });
+  };
+  // Files are committed in batches (each file still atomic on its own, see IndexStore.batch).
+  for (let batchStart = 0; batchStart < total; batchStart += batchSize) {
+    const batchEnd = Math.min(total, batchStart + batchSize);
+    await store.batch(async () => {
+      for (let index = batchStart; index < batchEnd; index++) {
+        signal?.throwIfAborted();
+        await indexCandidate(index);
+        if (index % 50 === 0 || index === total - 1) onProgress?.({ phase: 'indexing', done: index + 1, total });
+      }
+    });
   }
   if (boundHit === 'files') boundNotes.push(`Indexed the first ${options.bounds.maxFiles} files (bound maxFiles); the rest were left out.`);
   if (boundHit === 'bytes') boundNotes.push(`Stopped accepting files at ${options.bounds.maxTotalBytes} bytes (bound maxTotalBytes).`);
   let removed = 0;
-  for (const stalePath of previous.keys()) {
-    if (!kept.has(stalePath)) {
-      store.removeFile(stalePath);
-      removed++;
+  await store.batch(async () => {
+    for (const stalePath of previous.keys()) {
+      if (!kept.has(stalePath)) {
+        store.removeFile(stalePath);
+        removed++;
+      }
     }
-  }
-  store.replaceExclusions(exclusions);
+    store.replaceExclusions(exclusions);
+  });
+  // Large changes leave many index segments; merging them keeps the file small and queries fast.
+  if (reindexed + removed >= optimizeThreshold) store.optimizeSearchIndex();
+  if (options.semantic) await fillMissingEmbeddings(context);
   const durationMs = ports.clock.now() - started;
   store.writeState({
     root: discovery.root, gitRoot: discovery.gitRoot ?? null, branch: gitState.branch, head: gitState.head, dirty: gitState.dirty,

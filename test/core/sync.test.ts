@@ -17,6 +17,24 @@ function currentRows(engine: ProjectEngine) {
   return engine.store.allCurrentSnippets().map((row) => ({ id: row.id, path: row.path, fileHash: row.fileHash, startLine: row.startLine, endLine: row.endLine, tokens: row.tokens, chunkKind: row.chunkKind, symbolId: row.symbolId }));
 }
 
+/** Document count and per-column token totals from FTS4's stat record. */
+function searchTotals(engine: ProjectEngine): number[] {
+  const blob = engine.store.database.exec('SELECT value FROM search_index_stat WHERE id = 0')[0].values[0][0] as Uint8Array;
+  const values: number[] = [];
+  let value = 0;
+  let shift = 0;
+  for (const byte of blob) {
+    value += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+    if (!(byte & 0x80)) {
+      values.push(value);
+      value = 0;
+      shift = 0;
+    }
+  }
+  return values.slice(0, 4);
+}
+
 function fileRows(engine: ProjectEngine) {
   return [...engine.store.files().values()].map((file) => ({ path: file.path, sha256: file.sha256, bytes: file.bytes, language: file.language, parser: file.parser })).sort((a, b) => a.path.localeCompare(b.path));
 }
@@ -101,6 +119,9 @@ describe('incremental sync', () => {
     assert.deepEqual(currentRows(incremental), currentRows(clean));
     assert.deepEqual(fileRows(incremental), fileRows(clean));
     assert.deepEqual(incremental.store.symbols(), clean.store.symbols());
+    // The full-text statistics bm25 uses (document count, total tokens per column) agree too.
+    // (The blob's last varint, total bytes, only steers FTS4's doclist-loading heuristic and may differ.)
+    assert.deepEqual(searchTotals(incremental), searchTotals(clean));
     await incremental.close();
     await clean.close();
   });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ChunkParser, ParseInput, ParseOptions, ParseResult } from './chunkParser';
 import { TextWindowParser } from './textWindows';
 
@@ -14,7 +15,8 @@ export class ParserChain {
 
   /** A string that changes whenever any parser's output could change. */
   get version(): string {
-    return this.parsers.map((parser) => parser.version).join('+');
+    // Stored on every chunk, so a short digest of the parsers' versions rather than the list.
+    return createHash('sha256').update(this.parsers.map((parser) => parser.version).join('+')).digest('hex').slice(0, 12);
   }
 
   async parse(input: ParseInput, options: ParseOptions): Promise<ParseResult> {
