@@ -10,13 +10,15 @@ import { createStructuralParsers } from '../core/parsing/structuralParsers';
 import { parseArgs, positiveInteger, UsageError } from './args';
 
 const usage = `Usage:
-  pk index [ROOT] [--db FILE] [--full] [--json]      index or incrementally sync ROOT (default .)
-  pk search QUERY [--root ROOT] [--db FILE] [--limit N] [--json]
+  pk index [ROOT] [--db FILE] [--full] [--semantic] [--json]
+                                                     index or incrementally sync ROOT (default .)
+  pk search QUERY [--root ROOT] [--db FILE] [--limit N] [--semantic] [--json]
   pk symbols [--root ROOT] [--db FILE] [--json]      every current declaration
   pk get CITATION [--root ROOT] [--db FILE]          one snippet, hash-checked against the live file
-  pk context QUERY [--root ROOT] [--db FILE] [--budget TOKENS] [--json]
+  pk context QUERY [--root ROOT] [--db FILE] [--budget TOKENS] [--semantic] [--json]
   pk health [--root ROOT] [--db FILE] [--json]
-A citation is PATH#L<start>-L<end>@<sha256> (the @<sha256> part is optional).`;
+A citation is PATH#L<start>-L<end>@<sha256> (the @<sha256> part is optional).
+--semantic adds hybrid ranking: local feature-hashing vectors fused with the lexical ranks.`;
 
 /** The default database: one file per canonical root in the user's data folder. */
 export function defaultDbPath(canonicalRoot: string): string {
@@ -33,7 +35,7 @@ function stderrLogger(): Logger {
   };
 }
 
-async function openEngine(root: string, dbFlag: string | true | undefined): Promise<ProjectEngine> {
+async function openEngine(root: string, dbFlag: string | true | undefined, semantic = false): Promise<ProjectEngine> {
   const ports = nodePorts(stderrLogger());
   let canonical: string;
   try {
@@ -44,7 +46,7 @@ async function openEngine(root: string, dbFlag: string | true | undefined): Prom
   const dbPath = typeof dbFlag === 'string' ? path.resolve(dbFlag) : defaultDbPath(canonical);
   fs.mkdirSync(path.dirname(dbPath), { recursive: true });
   const grammarDirectory = path.join(__dirname, 'grammars');
-  return ProjectEngine.open({ root, dbPath, ports, parsers: createStructuralParsers({ grammarDirectory, queryDirectory: grammarDirectory }) });
+  return ProjectEngine.open({ root, dbPath, ports, parsers: createStructuralParsers({ grammarDirectory, queryDirectory: grammarDirectory }), options: { semantic } });
 }
 
 function progressReporter(): ((progress: { phase: string; done: number; total: number }) => void) | undefined {
@@ -77,6 +79,7 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const json = args.flags.has('--json');
+  const semantic = args.flags.has('--semantic');
   const rootFlag = args.flags.get('--root');
   const root = typeof rootFlag === 'string' ? rootFlag : '.';
   const needsQuery = (name: string) => {
@@ -87,7 +90,7 @@ async function run(argv: string[]): Promise<number> {
   switch (args.command) {
     case 'index': {
       if (args.positionals.length > 1) throw new UsageError('index takes at most one ROOT');
-      const engine = await openEngine(args.positionals[0] ?? root, args.flags.get('--db'));
+      const engine = await openEngine(args.positionals[0] ?? root, args.flags.get('--db'), semantic);
       try {
         const report = await engine.sync({ full: args.flags.has('--full'), onProgress: progressReporter() });
         if (json) print(JSON.stringify(report));
@@ -104,7 +107,7 @@ async function run(argv: string[]): Promise<number> {
     case 'search':
     case 'context': {
       const query = needsQuery(args.command);
-      const engine = await openEngine(root, args.flags.get('--db'));
+      const engine = await openEngine(root, args.flags.get('--db'), semantic);
       try {
         await ensureIndexed(engine);
         if (args.command === 'search') {

@@ -9,6 +9,7 @@ import { FileTooLargeError, type EnginePorts } from './ports';
 import { quoteSnippet, quotedDataPreamble } from './retrieval/prompt';
 import { relevanceOf, retrieve, type Retrieval, type RetrieveOptions } from './retrieval/retrieve';
 import { summarizeManifest } from './retrieval/manifest';
+import type { Embedder } from './retrieval/vectors';
 import { IndexStore, type SymbolRow } from './store';
 import { syncProject, type SyncProgress, type SyncReport, type SyncContext } from './sync';
 import { splitLines } from './tokens';
@@ -22,6 +23,8 @@ export interface OpenEngineOptions {
   /** Structural parsers tried before text windows, in order. */
   parsers?: ChunkParser[];
   ports: EnginePorts;
+  /** Hybrid mode's embedding function (default: the local feature hasher); tests inject failing ones. */
+  embedder?: Embedder;
 }
 
 /** Raised for bad user input (citations, arguments); its message is one line for the user. */
@@ -71,7 +74,7 @@ export class ProjectEngine {
     const { store, discardedReason, loaded } = await IndexStore.open(input.dbPath, root, input.ports);
     const context: SyncContext = {
       root, projectId: sha256Hex(root).slice(0, 16), options, ports: input.ports, store,
-      parsers: new ParserChain(input.parsers ?? []),
+      parsers: new ParserChain(input.parsers ?? []), embedder: input.embedder,
     };
     return new ProjectEngine(context, input.dbPath, discardedReason, loaded);
   }

@@ -1,132 +1,393 @@
 import { splitIdentifier } from '../tokens';
 
+/** A file position named by the request: `path:line`, `#L12`, or a stack-trace frame. */
+export interface LineHint {
+  path: string;
+  line: number;
+  /** The function a stack frame names, when it names one. */
+  symbol?: string;
+  /** Position in a stack trace, 0 = innermost (where the error was raised). */
+  frame?: number;
+}
+
 /** What a free-text request asks for, in the terms the index can look up (SPEC §8). */
 export interface TaskDescriptor {
   text: string;
+  /** Project paths, basenames or paths from elsewhere (absolute, Windows), POSIX-normalized. */
   paths: string[];
+  lineHints: LineHint[];
+  /** Dotted lower-case names that may be modules (`urllib.request`, `os.path`). */
+  modules: string[];
+  /** `Outer.inner`, `Foo::bar`, `obj#method`, `a->b`, normalized to dots. */
   qualifiedSymbols: string[];
+  /** Names to look up as exact declarations. */
   symbols: string[];
+  /** Identifier-like tokens: camelCase, PascalCase, snake_case, kebab-case, SCREAMING_CASE, with digits. */
   identifiers: string[];
   phrases: string[];
+  /** Whole error lines as pasted (`TypeError: Cannot read properties of undefined (reading 'x')`). */
   errorMessages: string[];
+  /** Exception or error type names from those lines (`TypeError`, `CookieError`). */
+  errorTypes: string[];
+  /** The literal parts of error messages, with quoted values, numbers and paths cut out. */
+  errorFragments: string[];
   technologies: string[];
+  /** Lower-case content words (stopwords dropped). */
   keywords: string[];
+  /** The request reads as a sentence or question rather than a lookup. */
+  natural: boolean;
   /** False when the request holds nothing worth retrieving for (e.g. a lone generic word). */
   actionable: boolean;
 }
 
-const stopwords = new Set(`a about above after again against all am an and any are aren as at be because been before being
+export const stopwords = new Set(`a about above after again against all am an and any are aren as at be because been before being
 below between both but by can cannot could did do does doing don down during each few for from further get gets got had has
 have having he her here hers him his how i if in into is isn it its itself just let me more most my no nor not now of off on
 once only or other our ours out over own please same she should show so some such tell than that the their them then there
 these they this those through to too under until up very was we were what when where which while who whom why will with
 would you your yours find look see explain work works working happen happens happening used use using via also need want
-into onto i'm it's whats what's where's hows does done make makes made`.split(/\s+/));
+onto i'm it's whats what's where's hows done make makes made may might must shall hey hi thanks thank ok okay
+defined declared implemented located lives live there's wrong right doesn't don't isn't can't won't didn't
+able anything something somewhere everything every whether many much`.split(/\s+/));
 
 /** Words that alone say nothing about where to look. */
-const genericWords = new Set(`code file files function functions class classes method methods project repo repository
-thing things stuff bug bugs error errors issue issues problem help fix test tests implementation module modules variable
-value values type types data logic program source app application feature`.split(/\s+/));
+export const genericWords = new Set(`code file files function functions class classes method methods project repo repository
+thing things stuff bug bugs error errors issue issues problem problems help fix fixes test tests implementation module modules
+variable variables value values type types data logic program source app application feature features line lines call calls
+return returns object objects string strings number numbers list lists item items name names new old way ways part parts`.split(/\s+/));
 
-const technologyWords = new Set(`react vue angular svelte express fastify koa next nextjs node deno bun typescript javascript
-python django flask fastapi go golang rust cargo java spring kotlin csharp dotnet php laravel ruby rails bash shell sql sqlite
-postgres postgresql mysql redis mongodb graphql grpc rest http https websocket docker kubernetes terraform aws gcp azure
-webpack vite esbuild jest mocha vitest pytest git json yaml toml html css tailwind wasm webassembly tree-sitter`.split(/\s+/));
+const technologyWords = new Set(`react vue angular svelte express fastify koa next nextjs node nodejs deno bun typescript
+javascript python django flask fastapi go golang rust cargo java spring kotlin csharp dotnet php laravel ruby rails bash shell
+sql sqlite postgres postgresql mysql redis mongodb graphql grpc rest http https websocket websockets docker kubernetes k8s
+terraform aws gcp azure webpack vite esbuild jest mocha vitest pytest git json yaml toml html css tailwind wasm webassembly
+tree-sitter npm pnpm yarn pip c++ c# swift`.split(/\s+/));
 
-const fileExtension = /\.(?:[cm]?[jt]sx?|py|pyi|go|rs|java|cs|c|h|cc|cpp|hpp|php|rb|sh|bash|json|ya?ml|toml|md|css|scss|html|sql|xml|ini|cfg|conf|lock|txt|vue|svelte|kt|swift|scm|mjs|cjs)$/i;
+/** Dotted names that are technologies or abbreviations, never symbols. */
+const dottedNonSymbols = /^(?:e\.g|i\.e|etc|vs|node\.js|vue\.js|next\.js|nuxt\.js|react\.js|three\.js|asp\.net|\w+\.(?:com|org|net|io|dev|edu|gov|co|uk|de))$/i;
 
-function unique(values: string[]): string[] {
+const fileExtension = /\.(?:[cm]?[jt]sx?|py|pyi|pyw|go|rs|java|kt|kts|scala|cs|fs|c|h|cc|cpp|cxx|hpp|hh|m|mm|php|rb|erb|sh|bash|zsh|ps1|psm1|json|jsonc|ya?ml|toml|md|mdx|rst|css|scss|sass|less|html?|sql|xml|ini|cfg|conf|lock|txt|vue|svelte|swift|scm|lua|pl|pm|r|dart|ex|exs|erl|hs|ml|clj|gradle|proto|graphql|gql|tf|env|dockerfile)$/i;
+const specialFiles = /^(?:Makefile|Dockerfile|Rakefile|Gemfile|Procfile|Jenkinsfile|CMakeLists\.txt|\.gitignore|\.editorconfig|\.npmrc)$/;
+
+const interrogatives = new Set(['how', 'where', 'what', 'why', 'when', 'which', 'who', 'does', 'do', 'is', 'are', 'can', 'should', 'could', 'would', 'will', 'explain', 'show', 'find', 'tell']);
+
+function unique<T>(values: T[]): T[] {
   return [...new Set(values)];
 }
 
-function isIdentifierLike(word: string): boolean {
-  return /[a-z][A-Z]|[A-Z]{2,}[a-z]|_|^[A-Z][a-z]+[A-Z]/.test(word) || /^[a-z]+(?:-[a-z0-9]+)+$/.test(word) || /^[A-Z][A-Za-z0-9]*$/.test(word);
+/** camelCase, PascalCase with two humps, snake_case, kebab-case, SCREAMING_CASE, letters with digits, `$x`, `__init__`. */
+export function isIdentifierLike(word: string): boolean {
+  if (/^[$_]/.test(word) && /[A-Za-z]/.test(word)) return true;
+  if (/_/.test(word) && /[A-Za-z]/.test(word)) return true;
+  if (/[a-z][A-Z]/.test(word) || /[A-Z]{2,}[a-z]/.test(word)) return true;
+  if (/^[A-Za-z][a-z0-9]*(?:-[A-Za-z][a-z0-9]*)+$/.test(word) && /[a-z]/.test(word)) return true;
+  if (/^[A-Za-z]+\d+[A-Za-z0-9]*$/.test(word) && /[A-Za-z]{2,}/.test(word)) return true;
+  return false;
+}
+
+function isPathLike(token: string): boolean {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(token)) return false;
+  if (/^[A-Za-z]:[\\/]/.test(token)) return true;
+  const last = token.split(/[\\/]/).pop() ?? '';
+  if (specialFiles.test(last)) return true;
+  if (fileExtension.test(last) && /[A-Za-z]/.test(last.replace(fileExtension, ''))) return true;
+  const slashes = (token.match(/[\\/]/g) ?? []).length;
+  if (slashes === 0) return false;
+  if (/^(?:\.{1,2}[\\/]|[\\/]|~[\\/])/.test(token) || /[\\/]$/.test(token)) return /[A-Za-z]/.test(token);
+  return slashes >= 2 && /[A-Za-z]/.test(token);
+}
+
+/** Splits `path:12:5`, `path#L12`, `path(12,5)` into the path and its line. */
+function splitLineSuffix(token: string): { path: string; line?: number } {
+  const match = token.match(/^(.*?)(?::(\d+)(?::\d+)?|#L(\d+)(?:-L?\d+)?|\((\d+)(?:,\d+)?\))$/);
+  if (match && match[1]) return { path: match[1], line: Number(match[2] ?? match[3] ?? match[4]) };
+  return { path: token };
+}
+
+function normalizePath(value: string): string {
+  return value.replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/{2,}/g, '/');
+}
+
+interface Frame {
+  path: string;
+  line: number;
+  symbol?: string;
+}
+
+/** Stack-trace frames of the common runtimes; returns the frames (innermost first) and the text without them. */
+function extractFrames(text: string): { frames: Frame[]; rest: string } {
+  const lines = text.split(/\r\n|\r|\n/);
+  const python: Frame[] = [];
+  const others: Frame[] = [];
+  const kept: string[] = [];
+  let afterPythonFrame = false;
+  for (const line of lines) {
+    const py = line.match(/^\s*File "([^"]+)", line (\d+)(?:, in ([\w$<>.]+))?/);
+    if (py) {
+      python.push({ path: py[1], line: Number(py[2]), symbol: py[3] && !py[3].startsWith('<') ? py[3] : undefined });
+      afterPythonFrame = true;
+      continue;
+    }
+    if (afterPythonFrame && /^\s{2,}\S/.test(line)) continue; // the quoted source line (and ^^^ markers) of a frame
+    afterPythonFrame = false;
+    if (/^\s*\^[\s^~]*$/.test(line) || /^\s*Traceback \(most recent call last\):?\s*$/.test(line)) continue;
+    // Node / V8: "    at fn (src/a.ts:12:5)" or "    at src/a.ts:12:5"
+    const v8 = line.match(/^\s*at (?:(?:async )?([\w$.<>[\] ]+?) \()?((?:[A-Za-z]:)?[^\s():]+):(\d+)(?::\d+)?\)?\s*$/);
+    if (v8) {
+      const symbol = v8[1]?.replace(/^Object\.|^new /, '').replace(/<anonymous>/, '').trim();
+      others.push({ path: v8[2].replace(/^file:\/\//, ''), line: Number(v8[3]), symbol: symbol || undefined });
+      continue;
+    }
+    // JVM: "at com.acme.Foo.bar(Foo.java:42)"
+    const jvm = line.match(/^\s*at ([\w$.]+)\.([\w$<>]+)\(([\w$.-]+\.\w+):(\d+)\)\s*$/);
+    if (jvm) {
+      const owner = jvm[1].split('.').pop() as string;
+      others.push({ path: jvm[3], line: Number(jvm[4]), symbol: `${owner}.${jvm[2]}` });
+      continue;
+    }
+    // Go panics: "\t/src/app/main.go:12 +0x1d"; Rust: "--> src/main.rs:10:5"
+    const goOrRust = line.match(/^\s*(?:-->\s*)?((?:[A-Za-z]:)?[^\s:]+\.(?:go|rs|c|cc|cpp|h)):(\d+)(?::\d+)?(?:\s+\+0x[0-9a-f]+)?\s*$/);
+    if (goOrRust) {
+      others.push({ path: goOrRust[1], line: Number(goOrRust[2]) });
+      continue;
+    }
+    kept.push(line);
+  }
+  // Python prints the innermost frame last; V8, the JVM and Go print it first.
+  return { frames: [...python.reverse(), ...others], rest: kept.join('\n') };
+}
+
+const errorTypePattern = String.raw`(?:[A-Za-z_][\w]*\.)*(?:[A-Z][\w]*(?:Error|Exception|Exit|Interrupt|Warning|Fault|Failure|Disconnected|Timeout|Refused|TooLong|NotFound|Invalid)\w*|Error|Exception|panic|fatal|FATAL|ERROR|error(?:\[E\d+\])?)`;
+const errorLine = new RegExp(String.raw`(?:^|\s|Uncaught\s+|thrown:?\s+)(${errorTypePattern}):\s+(\S[^\n]{2,300})`, 'g');
+const dottedExceptionLine = /^\s*((?:[a-z_]\w*\.)+[A-Z]\w*):\s+(\S[^\n]{2,300})$/gm;
+
+/** The literal runs of an error message: quoted values, numbers, paths and punctuation split it. */
+export function errorFragmentsOf(message: string): string[] {
+  const cut = message
+    .replace(/(?:\b[bru]|(?<!\w))'[^'\n]*'(?!\w)|"[^"\n]*"|`[^`\n]*`|«[^»\n]*»/g, ' | ')
+    .replace(/\S*[\\/]\S*/g, ' | ')
+    .replace(/\b0x[0-9a-f]+\b|\b\d+(?:\.\d+)*\b/gi, ' | ')
+    .replace(/[:;()[\]{}<>=,|!?]+/g, ' | ');
+  const runs: string[] = [];
+  for (const part of cut.split('|')) {
+    const words = part.trim().split(/\s+/).filter((word) => /[\p{L}]/u.test(word));
+    const run = words.join(' ').replace(/^[.-]+|[.-]+$/g, '');
+    if (words.length >= 2 && run.length >= 6) runs.push(run);
+  }
+  return unique(runs);
 }
 
 /** Builds a task descriptor from a chat prompt, tool input or search box text. */
 export function describeTask(input: string, attachedPaths: string[] = []): TaskDescriptor {
   const text = input.trim();
-  const phrases: string[] = [];
-  let rest = text.replace(/"([^"]{3,200})"|'([^'\n]{3,200})'|`([^`\n]{2,200})`|“([^”]{3,200})”/g, (_match, a?: string, b?: string, c?: string, d?: string) => {
-    const phrase = (a ?? b ?? c ?? d ?? '').trim();
-    if (phrase) phrases.push(phrase);
-    return ' ';
-  });
-
-  const errorMessages: string[] = [];
-  for (const match of rest.matchAll(/\b(?:[A-Z][A-Za-z]*Error|Error|Exception|panic|fatal|FATAL|ERROR|TypeError|ReferenceError)\b[:!]?\s+([^\n]{4,200})/g)) {
-    errorMessages.push(match[0].trim());
-  }
-
-  const paths: string[] = [...attachedPaths];
+  const bounded = text.length > 20_000 ? text.slice(0, 20_000) : text;
+  const paths: string[] = attachedPaths.map(normalizePath);
+  const lineHints: LineHint[] = [];
+  const modules: string[] = [];
   const qualifiedSymbols: string[] = [];
   const symbols: string[] = [];
   const identifiers: string[] = [];
-  const keywords: string[] = [];
+  const phrases: string[] = [];
+  const errorMessages: string[] = [];
+  const errorTypes: string[] = [];
+  const errorFragments: string[] = [];
   const technologies: string[] = [];
+  const keywords: string[] = [];
+  const proseWords: string[] = [];
 
-  // Backticked phrases that look like code count as symbols or paths too.
-  for (const phrase of phrases) rest += ` ${/^[\w./:#$-]+$/.test(phrase) ? phrase : ''}`;
+  // 1. Stack frames: each gives a path, a line and often the function.
+  const { frames, rest: withoutFrames } = extractFrames(bounded);
+  frames.forEach((frame, index) => {
+    const normalized = normalizePath(frame.path);
+    paths.push(normalized);
+    lineHints.push({ path: normalized, line: frame.line, symbol: frame.symbol, frame: index });
+  });
 
-  for (const raw of rest.split(/[\s,;()[\]{}<>!?]+/)) {
-    const token = raw.replace(/^[^\w./$#:~@-]+|[.:]+$/g, '');
+  // 2. Error lines: the type is a name to look for, the message's literal runs are phrases.
+  let rest = withoutFrames;
+  const takeError = (type: string, message: string, whole: string) => {
+    const cleanMessage = message.trim().replace(/\s+(?:when|while|after|if|in my|on my)\s[^'"]*$/i, (tail) => (tail.length > 40 ? tail : ''));
+    errorMessages.push(whole.trim());
+    const typeName = type.split('.').pop() as string;
+    if (/^[A-Z]/.test(typeName) && !['Error', 'Exception', 'ERROR', 'FATAL'].includes(typeName)) errorTypes.push(typeName);
+    errorFragments.push(...errorFragmentsOf(cleanMessage));
+  };
+  rest = rest.replace(dottedExceptionLine, (whole, type: string, message: string) => {
+    takeError(type, message, whole);
+    return ' ';
+  });
+  rest = rest.replace(errorLine, (whole, type: string, message: string) => {
+    takeError(type, message, whole);
+    return ' ';
+  });
+
+  // 3. Quoted phrases. An apostrophe inside a word (don't, user's) never opens or closes one.
+  rest = rest.replace(/"([^"\n]{2,300})"|“([^”\n]{2,300})”|`([^`\n]{1,300})`|(?<![\w'])'([^'\n]{2,300})'(?![\w'])/g, (_whole, a?: string, b?: string, c?: string, d?: string) => {
+    const phrase = (a ?? b ?? c ?? d ?? '').trim();
+    if (!phrase) return ' ';
+    const codeToken = /^[\w./\\:#$@~-]+(?:\(\))?$/.test(phrase);
+    if (c !== undefined && codeToken) return ` ${phrase} `; // `parseHeader`, `src/a.ts`: look it up as a token
+    if (codeToken && !/\s/.test(phrase) && (isPathLike(phrase) || isIdentifierLike(phrase) || /[.:#]/.test(phrase))) return ` ${phrase} `;
+    phrases.push(phrase);
+    // Code inside a phrase still names identifiers worth searching for.
+    for (const word of phrase.match(/[A-Za-z_$][\w$]*/g) ?? []) if (isIdentifierLike(word)) identifiers.push(word);
+    return ' ';
+  });
+
+  // 4. Tokens.
+  rest = rest.replace(/([\w$)])->(?=[A-Za-z_$])/g, '$1.');
+  const rawTokens = rest.split(/[\s,;()[\]{}<>!?"“”|]+/).filter(Boolean);
+  const contentTokens = rawTokens.filter((token) => !stopwords.has(token.toLowerCase().replace(/[^\w'-]/g, '')));
+  const firstWord = rawTokens[0]?.toLowerCase().replace(/[^\w]/g, '') ?? '';
+  const stopwordCount = rawTokens.length - contentTokens.length;
+  const natural = rawTokens.length >= 3 && (interrogatives.has(firstWord) || /\?\s*$/.test(rest) || stopwordCount >= 2 || rawTokens.length >= 5);
+  let sentenceStart = true;
+  for (const raw of rawTokens) {
+    const startsSentence = sentenceStart;
+    sentenceStart = /[.!?:]$/.test(raw);
+    const token = raw.replace(/^[^\w./\\$#:~@-]+|[.:'`]+$/g, '').replace(/^['`]+/, '');
     if (!token) continue;
-    if ((token.includes('/') && /[A-Za-z]/.test(token) && !/^https?:/.test(token)) || fileExtension.test(token)) {
-      paths.push(token.replace(/^\.\//, ''));
+    if (dottedNonSymbols.test(token)) {
+      if (/\.js$|^asp\.net$/i.test(token)) technologies.push(token.toLowerCase().replace(/\.js$/, ''));
+      continue;
+    }
+    if (isPathLike(token) || (/:\d|#L\d|\(\d/.test(token) && isPathLike(splitLineSuffix(token).path))) {
+      const { path, line } = splitLineSuffix(token);
+      const normalized = normalizePath(path);
+      paths.push(normalized);
+      if (line !== undefined && line > 0) lineHints.push({ path: normalized, line });
+      for (const part of normalized.split('/').pop()?.replace(fileExtension, '').split(/[._-]+/) ?? []) if (part.length >= 3) identifiers.push(part);
+      continue;
+    }
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(token)) continue;
+    const lower = token.toLowerCase();
+    if (technologyWords.has(lower)) {
+      technologies.push(lower);
+      keywords.push(lower);
       continue;
     }
     const qualified = token.match(/^[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)+(?:\(\))?$/);
     if (qualified) {
       const normalized = token.replace(/\(\)$/, '').replace(/::|#|->/g, '.');
+      const parts = normalized.split('.');
       qualifiedSymbols.push(normalized);
-      const last = normalized.split('.').pop() as string;
-      symbols.push(last);
-      identifiers.push(...normalized.split('.'));
+      symbols.push(parts[parts.length - 1]);
+      identifiers.push(...parts.filter((part) => part.length >= 2));
+      if (parts.every((part) => /^[a-z_][a-z0-9_]*$/.test(part))) modules.push(normalized);
       continue;
     }
     const word = token.replace(/\(\)$/, '');
-    if (!/^[\w$-]+$/.test(word)) continue;
-    const lower = word.toLowerCase();
-    if (technologyWords.has(lower)) technologies.push(lower);
-    if (isIdentifierLike(word) && !stopwords.has(lower)) {
+    if (!/^[\p{L}\p{N}_$-]+$/u.test(word) || /^-+$/.test(word)) {
+      for (const part of word.match(/[\p{L}\p{N}_$]+/gu) ?? []) if (!stopwords.has(part.toLowerCase()) && part.length >= 2) keywords.push(part.toLowerCase());
+      continue;
+    }
+    if (stopwords.has(lower)) continue;
+    if (isIdentifierLike(word)) {
       identifiers.push(word);
       symbols.push(word);
       continue;
     }
-    if (stopwords.has(lower) || lower.length < 2) continue;
+    if (/^\d+$/.test(word)) {
+      if (word.length >= 3) keywords.push(word);
+      continue;
+    }
+    if (lower.length < 2) continue;
+    if (/^[A-Z][a-z0-9]+$/.test(word) && !startsSentence && !genericWords.has(lower)) {
+      // A capitalized word mid-sentence is usually a type name (`Session`, `Cookie`).
+      symbols.push(word);
+      keywords.push(lower);
+      continue;
+    }
     keywords.push(lower);
-    if (word.length >= 3 && /^[A-Za-z_$][\w$]*$/.test(word)) symbols.push(word);
+    proseWords.push(/^[A-Z]+$/.test(word) ? word : lower);
   }
+  // A short lookup ("urlopen", "parse_qsl timeout") names declarations; prose words in a sentence do not.
+  if (!natural) for (const word of proseWords) if (word.length >= 3 && !genericWords.has(word.toLowerCase())) symbols.push(word);
 
   const descriptor: TaskDescriptor = {
     text,
-    paths: unique(paths),
+    paths: unique(paths.filter((path) => path.length > 0)),
+    lineHints: lineHints.filter((hint, index) => lineHints.findIndex((other) => other.path === hint.path && other.line === hint.line) === index),
+    modules: unique(modules),
     qualifiedSymbols: unique(qualifiedSymbols),
     symbols: unique(symbols),
     identifiers: unique(identifiers),
     phrases: unique(phrases),
     errorMessages: unique(errorMessages),
+    errorTypes: unique(errorTypes),
+    errorFragments: unique(errorFragments),
     technologies: unique(technologies),
     keywords: unique(keywords),
+    natural,
     actionable: true,
   };
-  const specific = descriptor.paths.length + descriptor.qualifiedSymbols.length + descriptor.identifiers.length + descriptor.phrases.length + descriptor.errorMessages.length;
-  const meaningful = descriptor.keywords.filter((keyword) => !genericWords.has(keyword));
-  descriptor.actionable = specific > 0 || meaningful.length > 0 || descriptor.keywords.length > 1;
+  const specific = descriptor.paths.length + descriptor.qualifiedSymbols.length + descriptor.identifiers.length + descriptor.phrases.length
+    + descriptor.errorMessages.length + descriptor.symbols.filter((symbol) => !genericWords.has(symbol.toLowerCase())).length;
+  const meaningful = descriptor.keywords.filter((keyword) => !genericWords.has(keyword) && !technologyWords.has(keyword));
+  descriptor.actionable = specific > 0 || meaningful.length > 0;
   return descriptor;
 }
 
-/** Every lower-case word the full-text search should look for. */
+/**
+ * Every lower-case word the full-text search should look for, most specific first: identifiers
+ * and their parts, literal words of phrases and errors, content keywords, then path words.
+ */
 export function searchWords(descriptor: TaskDescriptor): string[] {
   const words: string[] = [];
+  const add = (word: string) => {
+    if (word.length >= 2 && !stopwords.has(word)) words.push(word);
+  };
   for (const identifier of descriptor.identifiers) {
-    words.push(identifier.toLowerCase());
-    words.push(...splitIdentifier(identifier));
+    add(identifier.toLowerCase());
+    for (const part of splitIdentifier(identifier)) add(part);
   }
-  for (const keyword of descriptor.keywords) if (!genericWords.has(keyword) || descriptor.keywords.length > 1) words.push(keyword);
-  for (const phrase of [...descriptor.phrases, ...descriptor.errorMessages]) {
-    for (const word of phrase.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []) if (!stopwords.has(word)) words.push(word);
+  for (const type of descriptor.errorTypes) {
+    add(type.toLowerCase());
+    for (const part of splitIdentifier(type)) add(part);
   }
-  for (const path of descriptor.paths) words.push(...(path.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []));
-  return unique(words.filter((word) => word.length >= 2)).slice(0, 24);
+  for (const phrase of [...descriptor.phrases, ...descriptor.errorFragments]) {
+    for (const word of phrase.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []) add(word);
+  }
+  // Generic words ("error", "type", "line") cannot trigger a search alone, but next to other words they still say what to look for.
+  for (const keyword of descriptor.keywords) add(keyword);
+  for (const path of descriptor.paths) {
+    const name = path.split('/').pop() ?? path;
+    for (const word of name.replace(fileExtension, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) add(word);
+  }
+  return unique(words).slice(0, 32);
+}
+
+/**
+ * A light English stemmer shared by the full-text prefixes and the embeddings, so a question's
+ * inflected words meet the code's words: `parse`, `parsed`, `parser`, `parsing` → `pars`;
+ * `cookie`, `cookies` → `cooki`; `redirects`, `redirection` → `redirect`. Not linguistics, just
+ * enough to be deterministic and symmetric.
+ */
+export function stemWord(word: string): string {
+  let stem = word.toLowerCase();
+  if (!/^[a-z]+$/.test(stem) || stem.length <= 3) return stem;
+  if (stem.endsWith('ies') && stem.length > 4) stem = `${stem.slice(0, -3)}i`;
+  else if (stem.endsWith('sses')) stem = stem.slice(0, -2);
+  else if (stem.endsWith('s') && !/(?:ss|us|is)$/.test(stem)) stem = stem.slice(0, -1);
+  for (const suffix of ['ations', 'ation', 'ition', 'ion', 'ments', 'ment', 'ings', 'ing', 'ed', 'er', 'ly']) {
+    if (stem.endsWith(suffix) && stem.length - suffix.length >= 3) {
+      stem = stem.slice(0, -suffix.length);
+      break;
+    }
+  }
+  if (stem.length >= 4 && stem.endsWith('e')) stem = stem.slice(0, -1);
+  if (stem.length > 3 && stem.endsWith('y')) stem = `${stem.slice(0, -1)}i`;
+  return stem;
+}
+
+/**
+ * The extra full-text terms for `word`: its stem as a prefix (`parsed` → `pars*`), or, when the
+ * stem is too short for a safe prefix, the stem and the stem with `e` as whole words (`saved` →
+ * `sav`, `save`; `lines` → `lin`, `line`).
+ */
+export function stemTerms(word: string): string[] {
+  const stem = stemWord(word);
+  if (!/^[a-z]+$/.test(stem) || stem === word) return stem.length >= 4 && stem === word && /^[a-z]+$/.test(word) ? [`${stem}*`] : [];
+  if (stem.length >= 4) return [`${stem}*`];
+  if (stem.length === 3) return [stem, `${stem}e`].filter((term) => term !== word);
+  return [];
 }

@@ -36,6 +36,8 @@ export interface Manifest {
   budgetTokens: number;
   usedTokens: number;
   retries: number;
+  /** How candidates were ranked: lexical tiers, hybrid (lexical + vectors), or lexical because vectors failed. */
+  ranking?: 'lexical' | 'hybrid' | 'lexical-fallback';
   entries: ManifestEntry[];
 }
 

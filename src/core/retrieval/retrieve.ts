@@ -7,6 +7,8 @@ import { syncFile, type SyncContext } from '../sync';
 import { splitLines, estimateTokens } from '../tokens';
 import { collectCandidates, tierScores, type Candidate, type CandidateReason } from './candidates';
 import { describeTask, type TaskDescriptor } from './descriptor';
+import { fuseRankings, fusionCeiling, vectorQueryText } from './hybrid';
+import { vectorPool } from './vectors';
 import type { Manifest, ManifestEntry } from './manifest';
 
 export interface RetrieveOptions {
@@ -14,6 +16,8 @@ export interface RetrieveOptions {
   budgetTokens?: number;
   /** Paths the user attached (chat references); they count as exact paths. */
   attachedPaths?: string[];
+  /** Hybrid ranking for this request; defaults to the project's `semantic` option. */
+  semantic?: boolean;
 }
 
 /** A snippet whose file was read again and whose SHA-256 matched the index at return time. */
@@ -103,6 +107,7 @@ const maxRetries = 2;
  */
 export async function retrieve(context: SyncContext, query: string, options: RetrieveOptions = {}): Promise<Retrieval> {
   const limit = options.limit ?? context.options.results;
+  const semantic = options.semantic ?? context.options.semantic;
   const budget = options.budgetTokens ?? context.options.budgetTokens;
   const descriptor = describeTask(query, options.attachedPaths);
   const state = context.store.state();
@@ -112,7 +117,7 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
   };
   const manifest: Manifest = {
     query, createdAt: new Date(context.ports.clock.now()).toISOString(), status: 'ok', revision,
-    budgetTokens: budget, usedTokens: 0, retries: 0, entries: [],
+    budgetTokens: budget, usedTokens: 0, retries: 0, ranking: 'lexical', entries: [],
   };
   if (!descriptor.actionable) {
     manifest.status = 'not-actionable';
@@ -123,13 +128,24 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
   const invalidated: ManifestEntry[] = [];
   for (let attempt = 0; ; attempt++) {
     const files = context.store.files();
-    const candidates: Array<Scored & { modified: boolean }> = collectCandidates(context.store, descriptor, Math.max(64, limit * 8)).map((candidate) => {
+    const scoreAll = (list: Candidate[]) => list.map((candidate) => {
       const file = files.get(candidate.snippet.path);
       const modified = file?.modified ?? false;
       return { ...candidate, modified, score: score(candidate, modified, file?.tracked ?? false) };
-    });
-    candidates.sort(compareScored);
-    const verification = await verifyCandidates(context, candidates, limit, budget, state.head);
+    }).sort(compareScored);
+    let candidates: Array<Scored & { modified: boolean }> = scoreAll(collectCandidates(context.store, descriptor, Math.max(64, limit * 8), files));
+    if (semantic) {
+      const hybrid = await hybridRanking(context, descriptor, candidates, limit);
+      manifest.ranking = hybrid.ranking;
+      if (hybrid.note) manifest.note = hybrid.note;
+      if (hybrid.candidates) candidates = scoreAll(hybrid.candidates);
+    }
+    const { kept, cut } = relevanceCut(candidates, descriptor);
+    const verification = await verifyCandidates(context, kept, limit, budget, state.head);
+    for (const candidate of cut) {
+      const file = files.get(candidate.snippet.path);
+      verification.entries.push(entryFor(candidate, false, 'low-relevance', candidate.modified, file?.gitHead ?? state.head));
+    }
     if (verification.changedPaths.length > 0 && attempt < maxRetries) {
       for (const changedPath of verification.changedPaths) await resyncOne(context, changedPath);
       invalidated.push(...verification.invalidated);
@@ -144,6 +160,65 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
     if (context.store.needsPersist) await context.store.persist();
     return { descriptor, results: verification.results, manifest };
   }
+}
+
+/**
+ * Fuses the weaker lexical tiers with the bounded cosine pool. Any failure (embedding, stored
+ * vectors, fusion) leaves the lexical candidates untouched and says so in the manifest.
+ */
+async function hybridRanking(context: SyncContext, descriptor: TaskDescriptor, lexical: Candidate[], limit: number): Promise<{ ranking: Manifest['ranking']; candidates?: Candidate[]; note?: string }> {
+  const queryText = vectorQueryText(descriptor);
+  if (!queryText) return { ranking: 'lexical' };
+  try {
+    const weaker = lexical.filter((candidate) => candidate.base < fusionCeiling).map((candidate) => candidate.snippet.rowid);
+    const pool = await vectorPool(context, queryText, vectorPoolSize(limit), weaker);
+    const { protectedCandidates, fused } = fuseRankings({
+      lexical,
+      pool,
+      poolRows: context.store.snippetsByRowid(pool.map((hit) => hit.rowid)),
+      fromVector: (snippet, cosine) => ({ snippet, reason: 'semantic', base: tierScores.semantic, matched: `vector similarity ${cosine.toFixed(3)}` }),
+    });
+    return { ranking: 'hybrid', candidates: [...protectedCandidates, ...fused] };
+  } catch (error) {
+    context.ports.log.warn(`Hybrid ranking failed; using the lexical ranking: ${error instanceof Error ? error.message : String(error)}`);
+    return { ranking: 'lexical-fallback', note: 'Vector ranking was unavailable; results are lexical only.' };
+  }
+}
+
+/** How many weaker (full-text) snippets may follow literal evidence: one after a lookup, three after a sentence. */
+const cutAllowance = 1;
+const cutAllowanceNatural = 3;
+/** Weaker snippets more than this many points below the best weaker one are left out... */
+const cutSpan = 20;
+/** ...except that, with no literal evidence at all, the first four always stay ("where is X used?"). */
+const cutFloor = 4;
+
+/** The cosine pool's bound: the nearest `max(32, 4 × limit)` chunks, at most 128. */
+export function vectorPoolSize(limit: number): number {
+  return Math.min(128, Math.max(32, limit * 4));
+}
+
+/**
+ * Keeps the few snippets that answer the request. When literal evidence exists (an exact tier or
+ * an exact phrase), at most a couple of the weaker full-text candidates ride along (three for a
+ * sentence-like request, one otherwise); and weaker candidates scoring far below the best weaker
+ * one are left out. What is cut is listed in the manifest as `low-relevance`.
+ */
+export function relevanceCut<T extends Candidate & { score: number }>(candidates: T[], descriptor: TaskDescriptor): { kept: T[]; cut: T[] } {
+  const strong = candidates.some((candidate) => candidate.base >= tierScores['exact-phrase']);
+  const allowance = strong ? (descriptor.natural ? cutAllowanceNatural : cutAllowance) : Infinity;
+  const bestWeaker = candidates.find((candidate) => candidate.base < tierScores['exact-phrase'])?.score ?? 0;
+  const kept: T[] = [];
+  const cut: T[] = [];
+  let taken = 0;
+  for (const candidate of candidates) {
+    if (candidate.base >= tierScores['exact-phrase']) kept.push(candidate);
+    else if (taken < allowance && (candidate.score >= bestWeaker - cutSpan || (!strong && taken < cutFloor))) {
+      kept.push(candidate);
+      taken++;
+    } else cut.push(candidate);
+  }
+  return { kept, cut };
 }
 
 /** Re-indexes one path that changed under the index, or removes it when it is gone or unusable. */
@@ -202,7 +277,7 @@ async function verifyCandidates(context: SyncContext, candidates: Array<Scored &
       continue;
     }
     const text = liveFile.lines.slice(snippet.startLine - 1, snippet.endLine).join('\n');
-    if (candidate.literal && !text.toLowerCase().includes(candidate.literal.toLowerCase())) {
+    if (candidate.literal && !containsLiteral(text, candidate.literal)) {
       // The words matched but not the literal phrase: keep it only at full-text strength.
       candidate.reason = 'full-text';
       candidate.score = Math.min(candidate.score, tierScores['full-text'] - 15);
@@ -222,8 +297,15 @@ async function verifyCandidates(context: SyncContext, candidates: Array<Scored &
     results.push(toVerified(candidate, snippet, text, tokens, liveFile.sha256, gitCommit));
   }
   // A demoted phrase may now rank below others; keep the returned list in score order.
-  results.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.startLine - b.startLine || (a.id < b.id ? -1 : 1));
+  results.sort((a, b) => b.score - a.score || Number(b.modified) - Number(a.modified) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.startLine - b.startLine || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { results, entries, changedPaths, invalidated };
+}
+
+/** The words of `literal`, in order, anywhere in `text` — across line breaks, comment markers and quotes. */
+function containsLiteral(text: string, literal: string): boolean {
+  if (text.toLowerCase().includes(literal.toLowerCase())) return true;
+  const words = (value: string) => ` ${(value.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).join(' ')} `;
+  return words(text).includes(words(literal));
 }
 
 function overlapsByHalf(a: { path: string; startLine: number; endLine: number }, b: SnippetRow): boolean {
@@ -257,6 +339,8 @@ export function relevanceOf(result: VerifiedSnippet): string {
       return `contains the phrase ${JSON.stringify(result.matched)}`;
     case 'symbol-text':
       return `symbol ${result.symbol ?? result.matched} matches the request words`;
+    case 'semantic':
+      return `similar wording (${result.matched})`;
     default:
       return `full-text match (score ${result.score})`;
   }
