@@ -12,7 +12,9 @@ fs.mkdirSync(dist, { recursive: true });
 const entryPoints = {
   cli: 'src/cli/main.ts',
 };
-for (const [name, file] of Object.entries({ extension: 'src/vscode/extension.ts', worker: 'src/core/worker/engineHost.ts', bench: 'test/bench/bench.ts' })) {
+// The benchmark is a development tool: a production (packaging) build leaves it out.
+const optional = { extension: 'src/vscode/extension.ts', worker: 'src/core/worker/engineHost.ts', ...(production ? {} : { bench: 'test/bench/bench.ts' }) };
+for (const [name, file] of Object.entries(optional)) {
   if (fs.existsSync(path.join(root, file))) entryPoints[name] = file;
 }
 
@@ -24,6 +26,8 @@ await esbuild.build({
   target: 'node20',
   format: 'cjs',
   external: ['vscode'],
+  // Production (npm run package): minified, no source maps (the .vsix ships neither maps nor
+  // sources; a stale .map from a development build is not referenced and not packaged).
   sourcemap: !production,
   minify: production,
   logLevel: 'warning',
@@ -35,6 +39,9 @@ for (const [from, to] of copies) fs.copyFileSync(path.join(root, from), path.joi
 // Grammars: the manifest in grammars/ names the wasm files we declare languages for.
 const manifestPath = path.join(root, 'grammars', 'manifest.json');
 const grammarsOut = path.join(dist, 'grammars');
+// Production starts from an empty dist/grammars so `.vscodeignore`'s `dist/grammars/**` can only
+// pick up the grammars the manifest declares, never one left behind by an older build.
+if (production) fs.rmSync(grammarsOut, { recursive: true, force: true });
 fs.mkdirSync(grammarsOut, { recursive: true });
 if (fs.existsSync(manifestPath)) {
   const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
