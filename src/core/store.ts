@@ -395,6 +395,8 @@ export class IndexStore {
       const current = this.all('SELECT rowid FROM project_snippets WHERE path = ? AND stale = 0', [file.path]).map((row) => row[0] as number);
       this.dropSearchRows(file.path, current);
       this.run('DELETE FROM project_snippets WHERE path = ? AND stale = 1', [file.path]);
+      // Re-indexing the same bytes (a forced rebuild) yields the same ids: those rows are replaced, not kept stale.
+      this.run('DELETE FROM project_snippets WHERE path = ? AND file_hash = ?', [file.path, file.sha256]);
       this.run('UPDATE project_snippets SET stale = 1 WHERE path = ?', [file.path]);
       this.run('DELETE FROM project_symbols WHERE path = ?', [file.path]);
       // Vectors of this file's older content go; vectors of its current hash (and of every other file) stay.

@@ -81,6 +81,21 @@ describe('incremental sync', () => {
     await engine.close();
   });
 
+  test('a forced full rebuild of unchanged files re-reads them and keeps the same rows', async () => {
+    const project = fixture({ 'a.ts': numberedLines(90, 'a'), 'b.py': 'def b():\n    return 1\n' });
+    const engine = await openEngine(project.root);
+    await engine.sync();
+    const before = currentRows(engine);
+    const report = await engine.sync({ full: true });
+    assert.deepEqual(report.errors, []);
+    assert.equal(report.reindexed, 2);
+    assert.equal(report.removed, 0);
+    assert.deepEqual(currentRows(engine), before);
+    assert.equal(engine.store.counts().staleSnippets, 0);
+    assert.equal((await engine.search('a45')).results.length, 1);
+    await engine.close();
+  });
+
   test('nothing changed means nothing is read', async () => {
     const project = fixture({ 'a.ts': numberedLines(5) });
     const engine = await openEngine(project.root);
