@@ -1,5 +1,9 @@
 import * as vscode from 'vscode';
 
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** Turns any failure of a model request into one readable sentence for the chat answer. */
 export function describeModelError(error: unknown): string {
   if (error instanceof vscode.LanguageModelError) {
@@ -15,5 +19,11 @@ export function describeModelError(error: unknown): string {
     }
   }
   if (error instanceof vscode.CancellationError) return vscode.l10n.t('The request was cancelled.');
-  return vscode.l10n.t('The request failed: {0}', error instanceof Error ? error.message : String(error));
+  return vscode.l10n.t('The request failed: {0}', messageOf(error));
+}
+
+/** One readable sentence for a chat command that failed without a model involved (index, retrieval). */
+export function describeCommandError(command: string, error: unknown): string {
+  if (error instanceof vscode.LanguageModelError || error instanceof vscode.CancellationError) return describeModelError(error);
+  return vscode.l10n.t('Project Knowledge could not complete /{0}: {1}. Run /health to check the index, or /rebuild to rebuild it.', command, messageOf(error));
 }

@@ -1,8 +1,10 @@
 import * as vscode from 'vscode';
 import { formatHealth } from '../core/health';
 import { summarizeManifest } from '../core/retrieval/manifest';
+import { quotedDataPreamble } from '../core/retrieval/prompt';
 import type { VerifiedSnippet } from '../core/retrieval/retrieve';
-import { describeModelError } from './chatErrors';
+import { describeCommandError, describeModelError } from './chatErrors';
+import { readConfig } from './config';
 import type { IndexService } from './indexService';
 
 export const participantId = 'projectKnowledge.project';
@@ -12,8 +14,64 @@ interface ResultMetadata {
   snippets: number;
 }
 
-/** Share of the model's input kept for instructions, the request and history; the rest may hold source. */
+/** Share of the model's input left unused as headroom; the preamble, the request and the source share the rest. */
 const answerReserveRatio = 0.3;
+
+/** What one `@project` response streamed, for whoever listens to `onDidRespond` (the extension-host tests). */
+export interface ChatTranscript {
+  command: string;
+  markdown: string;
+  anchors: vscode.Location[];
+  references: vscode.Location[];
+  buttons: vscode.Command[];
+  result: vscode.ChatResult;
+}
+
+/** Forwards every part to the chat UI and keeps what was shown, without the user's prompt. */
+class RecordingStream implements vscode.ChatResponseStream {
+  readonly markdowns: string[] = [];
+  readonly anchors: vscode.Location[] = [];
+  readonly references: vscode.Location[] = [];
+  readonly buttons: vscode.Command[] = [];
+
+  constructor(private readonly inner: vscode.ChatResponseStream) {}
+
+  private static location(value: vscode.Uri | vscode.Location): vscode.Location {
+    return value instanceof vscode.Location ? value : new vscode.Location(value, new vscode.Position(0, 0));
+  }
+
+  markdown(value: string | vscode.MarkdownString): void {
+    this.markdowns.push(typeof value === 'string' ? value : value.value);
+    this.inner.markdown(value);
+  }
+
+  anchor(value: vscode.Uri | vscode.Location, title?: string): void {
+    this.anchors.push(RecordingStream.location(value));
+    this.inner.anchor(value, title);
+  }
+
+  button(command: vscode.Command): void {
+    this.buttons.push(command);
+    this.inner.button(command);
+  }
+
+  filetree(value: vscode.ChatResponseFileTree[], baseUri: vscode.Uri): void {
+    this.inner.filetree(value, baseUri);
+  }
+
+  progress(value: string): void {
+    this.inner.progress(value);
+  }
+
+  reference(value: vscode.Uri | vscode.Location, iconPath?: vscode.IconPath): void {
+    this.references.push(RecordingStream.location(value));
+    this.inner.reference(value, iconPath);
+  }
+
+  push(part: vscode.ChatResponsePart): void {
+    this.inner.push(part);
+  }
+}
 
 function locationOf(folder: vscode.WorkspaceFolder, result: VerifiedSnippet): vscode.Location {
   return new vscode.Location(vscode.Uri.joinPath(folder.uri, ...result.path.split('/')), new vscode.Range(result.startLine - 1, 0, result.endLine - 1, Number.MAX_SAFE_INTEGER));
@@ -33,32 +91,49 @@ function attachedPaths(request: vscode.ChatRequest): string[] {
 }
 
 /** The `@project` participant: grounded answers from quoted, live-verified project source. */
-export class ProjectParticipant {
+export class ProjectParticipant implements vscode.Disposable {
   constructor(private readonly service: IndexService, private readonly log: vscode.LogOutputChannel) {}
 
-  handle = async (request: vscode.ChatRequest, _context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> => {
+  private readonly onDidRespondEmitter = new vscode.EventEmitter<ChatTranscript>();
+  /** Fires after each response with what it showed (markdown, anchors, references, buttons, result). */
+  readonly onDidRespond = this.onDidRespondEmitter.event;
+
+  handle = async (request: vscode.ChatRequest, _context: vscode.ChatContext, response: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> => {
     const kind = request.command ?? 'ask';
+    const stream = new RecordingStream(response);
+    let result: vscode.ChatResult;
     try {
-      switch (request.command) {
-        case 'search':
-          return await this.search(request, stream);
-        case 'symbol':
-          return await this.symbol(request, stream);
-        case 'manifest':
-          return this.manifest(stream);
-        case 'health':
-          return await this.health(stream);
-        case 'rebuild':
-          return this.rebuild(stream);
-        default:
-          return await this.answer(request, stream, token);
-      }
+      result = await this.dispatch(request, stream, token);
     } catch (error) {
+      // Nothing throws into the chat UI: one readable line instead.
       this.log.error(`@project ${kind} failed`, error);
-      stream.markdown(describeModelError(error));
-      return { errorDetails: { message: describeModelError(error) }, metadata: { kind, snippets: 0 } satisfies ResultMetadata };
+      stream.markdown(describeCommandError(kind, error));
+      result = { metadata: { kind, snippets: 0 } satisfies ResultMetadata };
     }
+    this.onDidRespondEmitter.fire({ command: kind, markdown: stream.markdowns.join(''), anchors: stream.anchors, references: stream.references, buttons: stream.buttons, result });
+    return result;
   };
+
+  private async dispatch(request: vscode.ChatRequest, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+    switch (request.command) {
+      case 'search':
+        return this.search(request, stream);
+      case 'symbol':
+        return this.symbol(request, stream);
+      case 'manifest':
+        return this.manifest(stream);
+      case 'health':
+        return this.health(stream);
+      case 'rebuild':
+        return this.rebuild(stream);
+      default:
+        return this.answer(request, stream, token);
+    }
+  }
+
+  dispose(): void {
+    this.onDidRespondEmitter.dispose();
+  }
 
   private untrustedNotice(stream: vscode.ChatResponseStream): void {
     stream.markdown(vscode.l10n.t('This workspace is in Restricted Mode, so Project Knowledge does not read or quote any project source. Trust the folder to get answers grounded in your code.') + '\n\n');
@@ -76,42 +151,57 @@ export class ProjectParticipant {
     }
     stream.progress(vscode.l10n.t('Searching the project index…'));
     try {
-      const budget = Math.max(500, Math.floor(model.maxInputTokens * (1 - answerReserveRatio)));
+      // The preamble, the request and the source together stay within the model's input limit
+      // (less the reserve) and the source within the prompt budget setting.
+      const inputBudget = Math.floor(model.maxInputTokens * (1 - answerReserveRatio));
+      const fixed = (await model.countTokens(quotedDataPreamble, token)) + (await model.countTokens(request.prompt, token));
+      const budget = Math.min(readConfig().promptBudget, inputBudget - fixed);
+      if (budget <= 0) throw new RangeError(vscode.l10n.t('the request leaves no room for project source within the model input limit'));
       const contexts = await this.service.context(request.prompt, { attachedPaths: attachedPaths(request), budgetTokens: budget });
       if (token.isCancellationRequested) return { metadata: { kind: 'ask', snippets: 0 } satisfies ResultMetadata };
       let used = 0;
+      let matched = 0;
       const blocks: string[] = [];
       for (const context of contexts) {
+        matched += context.blocks.length;
         for (let index = 0; index < context.blocks.length; index++) {
           // The model's own tokenizer has the last word on what fits.
           const counted = await model.countTokens(context.blocks[index], token);
-          if (used + counted > budget) break;
+          if (used + counted > budget) continue;
           used += counted;
           blocks.push(context.blocks[index]);
           included.push({ folder: context.folder, result: context.retrieval.results[index] });
         }
       }
       if (blocks.length > 0) {
-        messages.push(vscode.LanguageModelChatMessage.User(contexts[0].preamble));
+        messages.push(vscode.LanguageModelChatMessage.User(quotedDataPreamble));
         for (const block of blocks) messages.push(vscode.LanguageModelChatMessage.User(block));
+      } else if (matched > 0) {
+        contextNote = vscode.l10n.t('The matching project source does not fit the model input limit, so the answer does not quote any.');
       } else {
         contextNote = vscode.l10n.t('No project source matched this request, so the answer does not quote any.');
       }
     } catch (error) {
       this.log.error('Project context was unavailable for @project', error);
+      included.length = 0;
+      messages.length = 0;
       contextNote = vscode.l10n.t('Project context was unavailable ({0}); answering without it.', error instanceof Error ? error.message : String(error));
     }
     if (contextNote) stream.markdown(`_${contextNote}_\n\n`);
+    if (token.isCancellationRequested) return { metadata: { kind: 'ask', snippets: 0 } satisfies ResultMetadata };
     messages.push(vscode.LanguageModelChatMessage.User(request.prompt));
     stream.progress(vscode.l10n.t('Asking {0}…', model.name));
+    let streamed = false;
     try {
       const response = await model.sendRequest(messages, {}, token);
       for await (const fragment of response.text) {
         if (token.isCancellationRequested) break;
         stream.markdown(fragment);
+        streamed = true;
       }
     } catch (error) {
-      stream.markdown(describeModelError(error));
+      this.log.warn(`${model.name} failed to answer @project: ${error instanceof Error ? error.message : String(error)}`);
+      stream.markdown((streamed ? '\n\n' : '') + describeModelError(error));
     }
     for (const { folder, result } of included) stream.reference(locationOf(folder, result));
     if (included.length > 0) {
@@ -187,13 +277,24 @@ export class ProjectParticipant {
       stream.markdown(vscode.l10n.t('Status: untrusted. Nothing is indexed in Restricted Mode.'));
       return { metadata: { kind: 'health', snippets: 0 } satisfies ResultMetadata };
     }
-    for (const status of this.service.statuses()) {
+    const statuses = this.service.statuses();
+    if (statuses.length === 0) stream.markdown(vscode.l10n.t('No workspace folder is open.') + '\n\n');
+    for (const status of statuses) {
       if (!status.opened) {
         stream.markdown(`${status.folder.name}: ${status.state}${status.message ? ` — ${status.message}` : ''}\n\n`);
         continue;
       }
-      const health = await this.service.engine().request('health', { projectKey: status.key });
-      stream.markdown('```text\n' + formatHealth(health) + '\n```\n');
+      try {
+        const health = await this.service.engine().request('health', { projectKey: status.key });
+        if (status.pendingPaths.size > 0) health.warnings.push(vscode.l10n.t('{0} changed files are waiting to be re-indexed.', status.pendingPaths.size));
+        stream.markdown('```text\n' + formatHealth(health) + '\n```\n');
+      } catch (error) {
+        stream.markdown(vscode.l10n.t('Health of {0} is unavailable: {1}', status.folder.name, error instanceof Error ? error.message : String(error)) + '\n\n');
+      }
+    }
+    if (this.service.feedback.size > 0) {
+      const counts = [...this.service.feedback].map(([kind, count]) => `- ${kind}: ${count.helpful}/${count.unhelpful}`).join('\n');
+      stream.markdown(vscode.l10n.t('Chat feedback (helpful/unhelpful):') + '\n\n' + counts + '\n');
     }
     return { metadata: { kind: 'health', snippets: 0 } satisfies ResultMetadata };
   }
@@ -229,6 +330,6 @@ export function registerChatParticipant(context: vscode.ExtensionContext, servic
   const registered = vscode.chat.createChatParticipant(participantId, participant.handle);
   registered.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.svg');
   registered.followupProvider = { provideFollowups: participant.followups };
-  context.subscriptions.push(registered, registered.onDidReceiveFeedback(participant.feedback));
+  context.subscriptions.push(participant, registered, registered.onDidReceiveFeedback(participant.feedback));
   return participant;
 }

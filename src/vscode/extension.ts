@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { registerChatParticipant } from './chatParticipant';
+import { type ProjectParticipant, registerChatParticipant } from './chatParticipant';
 import { registerCommands } from './commands';
 import { reindexSettings } from './config';
 import { IndexService } from './indexService';
@@ -13,6 +13,8 @@ export interface ProjectKnowledgeApi {
   service: IndexService;
   tree: IndexTreeProvider;
   manifest: ManifestPanel;
+  /** The `@project` participant (undefined where chat is unavailable); tests listen to `onDidRespond`. */
+  chat: ProjectParticipant | undefined;
   activationMs: number;
 }
 
@@ -27,7 +29,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Projec
   const view = vscode.window.createTreeView('projectKnowledge.index', { treeDataProvider: tree, showCollapseAll: true });
   context.subscriptions.push(manifest, tree, view, registerStatusBar(service), ...registerCommands({ service, manifest, log }));
   registerFileEvents(context, service);
-  registerChatParticipant(context, service, log);
+  const chat = registerChatParticipant(context, service, log);
   const tool = registerSearchTool(service, log);
   if (tool) context.subscriptions.push(tool);
   const activationMs = performance.now() - started;
@@ -36,7 +38,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Projec
   setTimeout(() => {
     service.start().catch((error: unknown) => log.error(`Indexing could not start: ${String(error)}`));
   }, 0);
-  return { service, tree, manifest, activationMs };
+  return { service, tree, manifest, chat, activationMs };
 }
 
 /** Watcher, saves and settings: each schedules the debounced incremental sync it needs. */

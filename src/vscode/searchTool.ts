@@ -30,12 +30,15 @@ export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
       const contexts = await this.service.context(query, { limit, attachedPaths: paths });
       if (token.isCancellationRequested) return new vscode.LanguageModelToolResult([text('Cancelled.')]);
       const parts: vscode.LanguageModelTextPart[] = [];
+      let blocks = 0;
       for (const context of contexts) {
         if (context.blocks.length > 0) parts.push(text(context.preamble));
         for (const block of context.blocks) parts.push(text(block));
         parts.push(text(context.summary));
+        blocks += context.blocks.length;
       }
       if (contexts.length === 0) parts.push(text('Project Knowledge has no index yet for this workspace; it may still be indexing. Try again shortly or fall back to reading files.'));
+      else if (blocks === 0) parts.push(text(`No verified project source matched ${JSON.stringify(query)}. Retry with an exact symbol, path or error message, or read files directly.`));
       return new vscode.LanguageModelToolResult(parts);
     } catch (error) {
       this.log.error('projectKnowledge_search failed', error);

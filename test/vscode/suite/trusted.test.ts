@@ -129,7 +129,11 @@ describe('trusted workspace', () => {
     await vscode.commands.executeCommand('projectKnowledge.rebuildIndex', true);
     const status = api.service.statuses()[0];
     assert.equal(status.lastReport?.full, true);
+    assert.deepEqual(status.lastReport?.errors, []);
+    assert.equal(status.lastReport?.removed, 0);
     assert.equal(status.state, 'ready');
+    const [retrieval] = await api.service.search('parseCookieHeader');
+    assert.equal(retrieval.results[0]?.path, 'src/cookies.ts');
   });
 
   it('opens the manifest webview', async () => {

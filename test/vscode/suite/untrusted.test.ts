@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { askProject, installFakeModel } from '../fakeModel/driver';
 import { activeApi } from './helpers';
 
 describe('Restricted Mode (untrusted workspace)', () => {
@@ -37,5 +38,34 @@ describe('Restricted Mode (untrusted workspace)', () => {
     await api.service.refreshFolders();
     await api.service.whenIdle();
     assert.equal(api.service.workerStarted, false);
+  });
+});
+
+describe('Restricted Mode: @project and #projectKnowledge', () => {
+  it('the tool returns an error the model can act on, and reads nothing', async () => {
+    const api = await activeApi();
+    const result = await vscode.lm.invokeTool('projectKnowledge_search', { input: { query: 'parseCookieHeader' }, toolInvocationToken: undefined });
+    const text = result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : JSON.stringify(part))).join('\n');
+    assert.match(text, /this workspace is not trusted, so no project source may be read/);
+    assert.match(text, /Ask the user to trust the workspace, or continue without project context\./);
+    assert.ok(!text.includes('[PROJECT SOURCE'), 'no quoted source');
+    assert.equal(api.service.workerStarted, false);
+  });
+
+  it('the participant, asked through the chat UI, explains Restricted Mode and sends the model nothing', async function () {
+    this.timeout(240_000);
+    const api = await activeApi();
+    const fake = await installFakeModel();
+    fake.reset();
+    const answer = await askProject(api, fake, '@project how does parseCookieHeader work?');
+    assert.match(answer.transcript.markdown, /This workspace is in Restricted Mode, so Project Knowledge does not read or quote any project source\./);
+    assert.ok(answer.transcript.buttons.some((button) => button.command === 'workbench.trust.manage'), 'a Manage Workspace Trust button');
+    assert.deepEqual(answer.transcript.references, []);
+    assert.deepEqual(answer.requests, [], 'the model received nothing');
+    const search = await askProject(api, fake, '@project /search parseCookieHeader');
+    assert.match(search.transcript.markdown, /Restricted Mode/);
+    assert.deepEqual(search.transcript.anchors, []);
+    assert.deepEqual(fake.requests, []);
+    assert.equal(api.service.workerStarted, false, 'no index was opened');
   });
 });
