@@ -24,7 +24,15 @@
     return template.replace(/\{(\d+)\}/g, (_match, index) => String(values[Number(index)]));
   }
 
+  // Re-rendering replaces every control; keep the keyboard focus on the control that had it.
   function render() {
+    const focused = /** @type {HTMLElement | null} */ (document.activeElement);
+    const selector = focused?.dataset.filter ? `[data-filter="${focused.dataset.filter}"]` : focused?.dataset.sort ? `[data-sort="${focused.dataset.sort}"]` : null;
+    draw();
+    if (selector) /** @type {HTMLElement | null} */ (app.querySelector(selector))?.focus();
+  }
+
+  function draw() {
     const message = last;
     app.replaceChildren();
     if (!message) return;

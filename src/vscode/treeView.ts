@@ -166,8 +166,10 @@ export class IndexTreeProvider implements vscode.TreeDataProvider<IndexNode>, vs
 
   async getChildren(node?: IndexNode): Promise<IndexNode[]> {
     if (!node) {
+      // Untrusted: no rows, so VS Code shows the view's welcome content, which says why and
+      // offers Manage Workspace Trust (a welcome view shows only while the tree is empty).
+      if (!vscode.workspace.isTrusted) return [];
       const children: IndexNode[] = [new StatusNode('status')];
-      if (!vscode.workspace.isTrusted) return children;
       const statuses = this.service.statuses().filter((status) => status.opened);
       if (statuses.length === 1) return [...children, ...(await this.directoryChildren(statuses[0], '', undefined))];
       return [...children, ...statuses.map((status) => new FolderNode(status))];

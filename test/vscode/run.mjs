@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // Runs the extension-host suites in a real VS Code (code-server from npm, driven by Chromium):
-// trusted and untrusted. Ends with one plain summary line `N passed, N failed`.
+// trusted and untrusted, then the browser checks (test/vscode/browserChecks.mjs). Ends with one plain
+// summary line `N passed, N failed`. `node test/vscode/run.mjs <trusted|untrusted|browser>` runs one part.
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from './launcher/toolchain.mjs';
 import { runExtensionTests } from './launcher/runSuite.mjs';
 import { createFixtureWorkspace } from './fixtureWorkspace.mjs';
+import { chatAnswerScreenshot } from './fakeModel/chatScreenshot.mjs';
+import { runBrowserChecks } from './browserChecks.mjs';
 
 const suite = path.join(REPO_ROOT, 'out', 'test', 'vscode', 'suite', 'index.js');
 const outputDir = path.join(REPO_ROOT, 'test-output');
@@ -14,6 +17,8 @@ const only = process.argv[2];
 const runs = [
   { name: 'trusted', trusted: true },
   { name: 'untrusted', trusted: false },
+  // @project and #projectKnowledge through the chat UI, answered by the fake model in test/vscode/fakeModel.
+  { name: 'chat', trusted: true, timeoutMs: 480_000, afterStart: chatAnswerScreenshot(path.join(outputDir, 'screenshots', 'chat-answer.png')) },
 ].filter((run) => !only || run.name === only);
 
 let passed = 0;
@@ -30,7 +35,8 @@ for (const run of runs) {
       folder,
       trusted: run.trusted,
       extensionEnvironment: { PK_SUITE: run.name },
-      timeoutMs: 240_000,
+      timeoutMs: run.timeoutMs ?? 240_000,
+      afterStart: run.afterStart,
       screenshotOnFailure: path.join(outputDir, `failed-${run.name}.png`),
       log: (line) => {
         // The suite's own summary line; the totals below add them up.
@@ -50,6 +56,39 @@ for (const run of runs) {
   if (code !== 0) runsFailed++;
   console.log(`== ${run.name}: ${code === 0 ? 'passed' : `failed (exit ${code})`} ==`);
 }
+// ---- Packaged .vsix smoke test (test/vscode/smoke.mjs) -------------------------------------
+// `npm run package` on a clean copy of the tree, contents checked, installed with
+// --install-extension and PK_SUITE=smoke run against the installed extension. `run.mjs smoke` runs only this.
+if (!only || only === 'smoke') {
+  const { runPackagedSmoke } = await import('./smoke.mjs');
+  console.log('\n== packaged .vsix smoke test ==');
+  try {
+    const smoke = await runPackagedSmoke({ log: (line) => console.log(line) });
+    passed += smoke.passed;
+    failed += smoke.failed;
+    if (smoke.failed > 0 || smoke.passed === 0) runsFailed++;
+    console.log(`== smoke: ${smoke.failed === 0 && smoke.passed > 0 ? 'passed' : 'failed'} (${smoke.vsix ?? 'no .vsix'}: ${smoke.bytes} bytes, ${smoke.files} files, ${smoke.seconds.toFixed(1)} s) ==`);
+  } catch (error) {
+    runsFailed++;
+    console.error(`[vscode] smoke run failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+// ---- end of the packaged .vsix smoke test ----------------------------------------------------
+// ---- Browser checks (test/vscode/browserChecks.mjs) ------------------------------------------
+// What a person sees: tree view, manifest webview, Restricted Mode, trust granted through the UI;
+// screenshots in test-output/screenshots/. `run.mjs browser` runs only these.
+if (!only || only === 'browser') {
+  try {
+    const browser = await runBrowserChecks({ log: (line) => console.log(line) });
+    passed += browser.passed;
+    failed += browser.failed;
+    if (browser.failed > 0) runsFailed++;
+  } catch (error) {
+    runsFailed++;
+    console.error(`[vscode] browser checks failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+// ---- end of the browser checks ----------------------------------------------------------------
 // A run that died before its summary still counts as a failure.
 if (runsFailed > 0 && failed === 0) failed = runsFailed;
 console.log(`${passed} passed, ${failed} failed`);
