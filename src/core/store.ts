@@ -278,6 +278,11 @@ export class IndexStore {
     this.dirtySincePersist = true;
   }
 
+  /** Declares the on-disk copy current although the state row changed (only its timestamps did). */
+  keepPersisted(): void {
+    this.dirtySincePersist = false;
+  }
+
   /** For owners of their own tables (vectors) that write through `database`. */
   markChanged(): void {
     this.dirtySincePersist = true;
@@ -453,6 +458,11 @@ export class IndexStore {
   }
 
   replaceExclusions(exclusions: Array<{ path: string; reason: ExclusionReason; detail?: string }>): void {
+    // Unchanged exclusions are not rewritten, so a sync that changed nothing leaves the store clean.
+    const stored = this.all('SELECT path, reason, detail FROM project_exclusions ORDER BY path').map((row) => `${row[0] as string}\0${row[1] as string}\0${(row[2] as string | null) ?? ''}`);
+    const unique = new Map(exclusions.map((exclusion) => [exclusion.path, exclusion]));
+    const next = [...unique.values()].map((exclusion) => `${exclusion.path}\0${exclusion.reason}\0${exclusion.detail ?? ''}`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    if (stored.length === next.length && stored.every((entry, index) => entry === next[index])) return;
     this.transaction(() => {
       this.run('DELETE FROM project_exclusions');
       for (const exclusion of exclusions) {

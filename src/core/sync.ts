@@ -202,6 +202,8 @@ export async function syncProject(context: SyncContext, force: boolean, onProgre
   const boundNotes = [...discovery.boundNotes];
   const errors: string[] = [];
   const previous = store.files();
+  const previousState = store.state();
+  const revisionAtStart = store.revision;
   const kept = new Set<string>();
   let read = 0;
   let reindexed = 0;
@@ -275,12 +277,18 @@ export async function syncProject(context: SyncContext, force: boolean, onProgre
   if (reindexed + removed >= optimizeThreshold) store.optimizeSearchIndex();
   if (options.semantic) await fillMissingEmbeddings(context);
   const durationMs = ports.clock.now() - started;
+  const revisionBeforeState = store.revision;
   store.writeState({
     root: discovery.root, gitRoot: discovery.gitRoot ?? null, branch: gitState.branch, head: gitState.head, dirty: gitState.dirty,
     changedPaths: gitState.changedPaths, indexedAt: ports.clock.now(), syncMs: durationMs, usedGit: discovery.usedGit, boundNotes,
   });
   onProgress?.({ phase: 'saving', done: total, total });
-  await store.persist();
+  // A sync that changed no row and no git state only moved timestamps: writing the whole database
+  // again for that would cost more than the sync itself.
+  const gitChanged = previousState.head !== gitState.head || previousState.branch !== gitState.branch
+    || previousState.dirty !== gitState.dirty || previousState.changedPaths.join('\0') !== gitState.changedPaths.join('\0');
+  if (revisionBeforeState !== revisionAtStart || gitChanged || previousState.indexedAt === null || force) await store.persist();
+  else store.keepPersisted();
   const exclusionsByReason: Record<string, number> = {};
   for (const exclusion of exclusions) exclusionsByReason[exclusion.reason] = (exclusionsByReason[exclusion.reason] ?? 0) + 1;
   return {
