@@ -138,10 +138,12 @@ describe('@project chat participant and #projectKnowledge tool (fake model, chat
       console.log(`      chat view: ${JSON.stringify(seen)}`);
       assert.ok(seen.screenshot, `screenshot taken (${seen.notes.join('; ')})`);
       assert.match(seen.answer, /Fake answer: the quoted project source was read\./);
-      // The UI shows each anchor as `file.ts:start-end` and one reference row per referenced range.
+      // The UI shows each anchor as `file.ts:start-end` (`file.ts:line` for a one-line range) and
+      // one reference row per referenced range.
       const expected = transcript.anchors.map((anchor) => {
         const [file, lines] = rangeOf(anchor).split(':');
-        return `${path.posix.basename(file)}:${lines}`;
+        const [start, end] = lines.split('-');
+        return `${path.posix.basename(file)}:${start === end ? start : lines}`;
       });
       assert.deepEqual(seen.anchors, expected);
       assert.equal(seen.referencesLabel, `Used ${transcript.references.length} references`);
