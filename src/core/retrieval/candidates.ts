@@ -62,18 +62,57 @@ function firstPartPerSymbol(rows: SnippetRow[]): SnippetRow[] {
 const maxPerName = 24;
 const maxPhraseQueries = 24;
 
-/** The full-text expression of a word list: each word, plus its stem as a prefix when it has one. */
-export function fullTextExpression(words: string[]): string {
-  const terms: string[] = [];
-  for (const word of words) {
-    terms.push(ftsQuote(word));
-    for (const term of stemTerms(word)) terms.push(term.endsWith('*') ? term : ftsQuote(term));
+/** One request word and the full-text terms that find it (the word, plus stem terms for prose words). */
+export interface WordTerms {
+  word: string;
+  terms: string[];
+}
+
+/** Terms per word: prose words also get their stem (`parsed` → `pars*`); identifiers and literals stay exact. */
+export function fullTextTerms(words: string[], prose: ReadonlySet<string> = new Set()): WordTerms[] {
+  return words.map((word) => ({
+    word,
+    terms: [ftsQuote(word), ...(prose.has(word) ? stemTerms(word).map((term) => (term.endsWith('*') ? term : ftsQuote(term))) : [])],
+  }));
+}
+
+/**
+ * The project's files as candidates need them: point lookups (cached) and suffix searches, so a
+ * query never loads every file row.
+ */
+export class FileIndex {
+  private cache = new Map<string, FileRow | null>();
+  constructor(private readonly store: IndexStore) {}
+
+  get(path: string): FileRow | undefined {
+    let row = this.cache.get(path);
+    if (row === undefined) {
+      row = this.store.file(path) ?? null;
+      this.cache.set(path, row);
+    }
+    return row ?? undefined;
   }
-  return [...new Set(terms)].join(' OR ');
+
+  has(path: string): boolean {
+    return this.get(path) !== undefined;
+  }
+
+  /** Paths ending in `/tail` (at most 32, sorted). */
+  endingWith(tail: string): string[] {
+    const rows = this.store.database.exec("SELECT path FROM project_files WHERE path LIKE ? ESCAPE '\\' ORDER BY path LIMIT 32", [`%/${tail.replace(/[\\%_]/g, '\\$&')}`]);
+    return (rows[0]?.values ?? []).map((row) => row[0] as string).filter((path) => path.endsWith(`/${tail}`));
+  }
+
+  /** Paths whose last segments are `base` with any extension (at most 64, sorted). */
+  modulePaths(base: string): string[] {
+    const escaped = base.replace(/[\\%_]/g, '\\$&');
+    const rows = this.store.database.exec("SELECT path FROM project_files WHERE path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\' ORDER BY path LIMIT 64", [`%${escaped}.%`, `%${escaped}/%`]);
+    return (rows[0]?.values ?? []).map((row) => row[0] as string);
+  }
 }
 
 /** Project files a requested path may name: exact, an outer path ending in a project path, or a basename. */
-export function resolvePath(requested: string, files: ReadonlyMap<string, FileRow>): { exact: string[]; near: string[] } {
+export function resolvePath(requested: string, files: FileIndex): { exact: string[]; near: string[] } {
   if (files.has(requested)) return { exact: [requested], near: [] };
   const segments = requested.replace(/^[A-Za-z]:\//, '').split('/').filter(Boolean);
   // `/usr/lib/python3.11/json/decoder.py`, `C:/work/app/src/a.ts`: the longest project path it ends with.
@@ -81,17 +120,14 @@ export function resolvePath(requested: string, files: ReadonlyMap<string, FileRo
     const suffix = segments.slice(start).join('/');
     if (files.has(suffix)) return { exact: [suffix], near: [] };
   }
-  const near: string[] = [];
-  const tail = `/${segments.join('/')}`;
-  for (const path of files.keys()) if (path.endsWith(tail)) near.push(path);
-  return { exact: [], near: near.sort().slice(0, 32) };
+  return { exact: [], near: segments.length > 0 ? files.endingWith(segments.join('/')) : [] };
 }
 
 /** Files a dotted module name may be (`json.decoder` → `json/decoder.py`, `a.b` → `a/b/index.ts`). */
-function resolveModule(name: string, files: ReadonlyMap<string, FileRow>): string[] {
+function resolveModule(name: string, files: FileIndex): string[] {
   const base = name.replace(/\./g, '/');
   const found: string[] = [];
-  for (const path of files.keys()) {
+  for (const path of files.modulePaths(base)) {
     const withoutExtension = path.replace(/\.[^./]+$/, '').replace(/\/(?:__init__|index|mod)$/, '');
     if (withoutExtension === base || withoutExtension.endsWith(`/${base}`)) found.push(path);
   }
@@ -115,11 +151,24 @@ function chunkAtLine(rows: SnippetRow[], line: number, symbol?: string): Snippet
  * snippet keeps only its strongest reason; within a tier the request's full-text relevance
  * (bm25 relative to the best hit) adds up to `refinementSpan`.
  */
-export function collectCandidates(store: IndexStore, descriptor: TaskDescriptor, poolSize: number, files: ReadonlyMap<string, FileRow> = store.files()): Candidate[] {
+export function collectCandidates(store: IndexStore, descriptor: TaskDescriptor, poolSize: number, files: FileIndex = new FileIndex(store)): Candidate[] {
+  // Full text costs the most (bm25 over every matching chunk), so a pure lookup — paths, symbols,
+  // phrases, errors, with no prose words — runs it only when the exact lookups found nothing.
   const words = searchWords(descriptor);
-  const hits = words.length > 0 ? safeFullText(store, fullTextExpression(words), 100_000) : [];
-  const best = hits[0]?.bm25 ?? 0;
-  const relevance = new Map<number, number>(hits.map((hit) => [hit.rowid, best > 0 ? hit.bm25 / best : 0]));
+  const prose = new Set(descriptor.keywords);
+  const wordTerms = fullTextTerms(words, prose);
+  let hits: Array<{ rowid: number; bm25: number }> = [];
+  let relevance = new Map<number, number>();
+  let statistics: TermStatistics | undefined;
+  const runFullText = () => {
+    if (wordTerms.length === 0) return;
+    statistics = termStatistics(store, wordTerms);
+    hits = safeFullText(store, selectiveTerms(statistics).join(' OR '), 100_000);
+    const best = hits[0]?.bm25 ?? 0;
+    relevance = new Map<number, number>(hits.map((hit) => [hit.rowid, best > 0 ? hit.bm25 / best : 0]));
+  };
+  const proseFirst = descriptor.keywords.length > 0;
+  if (proseFirst) runFullText();
   const refine = (row: SnippetRow) => refinementSpan * (relevance.get(row.rowid) ?? 0);
 
   const byId = new Map<string, Candidate>();
@@ -179,7 +228,7 @@ export function collectCandidates(store: IndexStore, descriptor: TaskDescriptor,
   for (const name of descriptor.symbols) {
     const exact = store.declarationSnippets(name, 'simple');
     if (exact.length > 0) addDeclarations(exact, 'exact-symbol', name);
-    else if (name.length >= 3) addDeclarations(store.declarationSnippetsIgnoringCase(name), 'declared-fallback', name);
+    else if (name.length >= 3) addDeclarations(declarationsIgnoringCase(store, name), 'declared-fallback', name);
   }
 
   // Literal phrases: quoted text, then error messages and their literal runs (longest runs that match).
@@ -225,8 +274,9 @@ export function collectCandidates(store: IndexStore, descriptor: TaskDescriptor,
   // Full text. A chunk's relevance blends its bm25 (relative to the best hit) with how many of the
   // request's concepts its declared name holds (its parent's name counts half); a chunk whose
   // name holds any is symbol text (up to 65), anything else full text (20..60).
+  if (!proseFirst && ![...byId.values()].some((candidate) => candidate.base >= tierScores['exact-phrase'])) runFullText();
   if (hits.length > 0) {
-    const weights = conceptWeights(store, words);
+    const weights = statistics?.weights ?? new Map<string, number>();
     const top = hits.slice(0, poolSize);
     const rows = store.snippetsByRowid(top.map((hit) => hit.rowid));
     for (const row of rows) {
@@ -257,37 +307,90 @@ export function nameCoverage(row: Pick<SnippetRow, 'name' | 'qualifiedName'>, co
   return total > 0 ? { own: ownWeight / total, parent: parentWeight / total } : { own: 0, parent: 0 };
 }
 
-const documentFrequencies = new WeakMap<IndexStore, { revision: number; documents: number; byTerm: Map<string, number> }>();
-const maxWeightedConcepts = 12;
+const maxWeightedConcepts = 16;
+
+/** Document counts of the request's full-text terms, and an idf weight per concept (word stem). */
+export interface TermStatistics {
+  documents: number;
+  /** Documents holding each term, per full-text column (`searchColumns` order). */
+  termDocuments: Map<string, number[]>;
+  weights: Map<string, number>;
+  terms: string[];
+}
 
 /**
- * Inverse document frequency of each request concept (its word's stem), so a rare word the
- * request shares with a declaration's name counts more than a common one. Counts are cached
- * until the store changes.
+ * One query: FTS4's `matchinfo('ncx')` of any matching row carries the document count and, per
+ * term and column, how many documents hold the term. The idf weights let a rare word the request
+ * shares with a declaration's name count more than a common one.
  */
-export function conceptWeights(store: IndexStore, words: string[]): Map<string, number> {
-  let cache = documentFrequencies.get(store);
-  if (!cache || cache.revision !== store.revision) {
-    const documents = Number(store.database.exec('SELECT COUNT(*) FROM search_codes')[0]?.values[0]?.[0] ?? 0);
-    cache = { revision: store.revision, documents, byTerm: new Map() };
-    documentFrequencies.set(store, cache);
+export function termStatistics(store: IndexStore, wordTerms: WordTerms[]): TermStatistics {
+  const groups = wordTerms.slice(0, maxWeightedConcepts);
+  const flat = groups.flatMap((group, index) => group.terms.map((term) => ({ term, index })));
+  let info: Uint32Array | undefined;
+  try {
+    const blob = store.database.exec("SELECT matchinfo(search_index, 'ncx') FROM search_index WHERE search_index MATCH ? LIMIT 1", [flat.map((entry) => entry.term).join(' OR ')])[0]?.values[0]?.[0] as Uint8Array | undefined;
+    if (blob) info = new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
+  } catch {
+    info = undefined;
   }
+  const documents = info?.[0] ?? 0;
+  const columns = info?.[1] ?? 0;
+  const termDocuments = new Map<string, number[]>();
+  const frequencies = new Array<number>(groups.length).fill(0);
+  flat.forEach((entry, phrase) => {
+    const perColumn = Array.from({ length: columns }, (_, column) => info?.[2 + 3 * (phrase * columns + column) + 2] ?? 0);
+    termDocuments.set(entry.term, perColumn);
+    frequencies[entry.index] = Math.max(frequencies[entry.index], ...perColumn, 0);
+  });
   const weights = new Map<string, number>();
-  for (const word of words.slice(0, maxWeightedConcepts)) {
-    const concept = stemWord(word);
-    if (weights.has(concept)) continue;
-    let frequency = cache.byTerm.get(word);
-    if (frequency === undefined) {
-      try {
-        frequency = Number(store.database.exec('SELECT COUNT(*) FROM search_index WHERE search_index MATCH ?', [fullTextExpression([word])])[0]?.values[0]?.[0] ?? 0);
-      } catch {
-        frequency = 0;
-      }
-      cache.byTerm.set(word, frequency);
+  groups.forEach((group, index) => {
+    const concept = stemWord(group.word);
+    const weight = info ? Math.log(1 + (documents + 1) / (frequencies[index] + 1)) : 1;
+    weights.set(concept, Math.max(weights.get(concept) ?? 0, weight));
+  });
+  return { documents, termDocuments, weights, terms: [...new Set(wordTerms.flatMap((group) => group.terms))] };
+}
+
+/** The full-text columns, in the order of the `search_index` table. */
+export const searchColumns = ['body', 'path', 'idents'];
+
+/**
+ * The terms worth scoring with bm25. A term in more than 5% of the chunks (and more than 2,000)
+ * costs the most — every chunk it matches is scored — and adds little, its idf being small. So
+ * it is kept only in the columns where it is still selective (`path:warehouse` when few paths
+ * but many bodies hold it), and dropped where it is common everywhere; it still counts for name
+ * coverage. When nothing selective is left, the three rarest terms stay.
+ */
+export function selectiveTerms(statistics: TermStatistics): string[] {
+  if (statistics.documents === 0) return statistics.terms;
+  const cap = Math.max(2000, statistics.documents * 0.05);
+  const kept: string[] = [];
+  for (const term of statistics.terms) {
+    const perColumn = statistics.termDocuments.get(term) ?? [];
+    if (perColumn.every((documents) => documents <= cap)) {
+      kept.push(term);
+      continue;
     }
-    weights.set(concept, Math.log(1 + (cache.documents + 1) / (frequency + 1)));
+    perColumn.forEach((documents, column) => {
+      // FTS4's standard syntax takes `column:word` or `column:prefix*`, not a quoted term; request words are plain tokens.
+      const bare = term.replace(/^"(.*)"$/, '$1');
+      if (documents > 0 && documents <= cap && searchColumns[column] && /^[\p{L}\p{N}_]+\*?$/u.test(bare)) kept.push(`${searchColumns[column]}:${bare}`);
+    });
   }
-  return weights;
+  if (kept.length > 0) return kept;
+  const total = (term: string) => Math.max(0, ...(statistics.termDocuments.get(term) ?? []));
+  return [...statistics.terms].sort((a, b) => total(a) - total(b) || (a < b ? -1 : 1)).slice(0, 3);
+}
+
+/**
+ * Declarations named `name` in another case. The usual spellings (as typed, lower, UPPER,
+ * Capitalized, camelCase) are looked up through the name index instead of scanning every row.
+ */
+export function declarationsIgnoringCase(store: IndexStore, name: string): SnippetRow[] {
+  const lower = name.toLowerCase();
+  const variants = new Set([name, lower, name.toUpperCase(), lower.charAt(0).toUpperCase() + lower.slice(1), name.charAt(0).toLowerCase() + name.slice(1), name.charAt(0).toUpperCase() + name.slice(1)]);
+  const rows = [...variants].flatMap((variant) => store.declarationSnippets(variant, 'simple'));
+  return rows.filter((row) => row.name?.toLowerCase() === lower).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.startLine - b.startLine || (a.id < b.id ? -1 : 1)).slice(0, 64);
 }
 
 function safeFullText(store: IndexStore, expression: string, limit: number): Array<{ rowid: number; bm25: number }> {

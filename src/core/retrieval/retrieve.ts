@@ -5,7 +5,7 @@ import { FileTooLargeError } from '../ports';
 import type { SnippetRow } from '../store';
 import { syncFile, type SyncContext } from '../sync';
 import { splitLines, estimateTokens } from '../tokens';
-import { collectCandidates, tierScores, type Candidate, type CandidateReason } from './candidates';
+import { collectCandidates, FileIndex, tierScores, type Candidate, type CandidateReason } from './candidates';
 import { describeTask, type TaskDescriptor } from './descriptor';
 import { fuseRankings, fusionCeiling, vectorQueryText } from './hybrid';
 import { vectorPool } from './vectors';
@@ -127,7 +127,7 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
 
   const invalidated: ManifestEntry[] = [];
   for (let attempt = 0; ; attempt++) {
-    const files = context.store.files();
+    const files = new FileIndex(context.store);
     const scoreAll = (list: Candidate[]) => list.map((candidate) => {
       const file = files.get(candidate.snippet.path);
       const modified = file?.modified ?? false;

@@ -57,36 +57,78 @@ function hash32(text: string, seed = 0x811c9dc5): number {
 /** Lower-case terms of `text`: every identifier is split into its parts, parts are stemmed, noise dropped. */
 export function embeddingTerms(text: string): string[] {
   const terms: string[] = [];
-  for (const match of text.matchAll(/[\p{L}\p{N}_$]+/gu)) {
-    const word = match[0];
-    if (word.length > 64) continue;
-    const parts = /[A-Z_]/.test(word) || /\d/.test(word) ? splitIdentifier(word) : [word.toLowerCase()];
-    for (const part of parts) {
-      if (part.length < 2 || /^\d+$/.test(part) || stopwords.has(part) || codeNoise.has(part)) continue;
-      terms.push(stemWord(part));
-    }
-  }
+  for (const match of text.matchAll(/[\p{L}\p{N}_$]+/gu)) for (const term of termsOfWord(match[0])) terms.push(term);
   return terms;
 }
 
-/** The local deterministic embedding: signed feature hashing of unigrams and bigrams, L2-normalized. */
+const wordCache = new Map<string, readonly string[]>();
+const wordCacheLimit = 100_000;
+const noTerms: readonly string[] = [];
+
+/** The stemmed, filtered parts of one word, memoized (source text repeats its words a lot). */
+function termsOfWord(word: string): readonly string[] {
+  const cached = wordCache.get(word);
+  if (cached) return cached;
+  let terms = noTerms;
+  if (word.length <= 64) {
+    const parts = /[A-Z_]/.test(word) || /\d/.test(word) ? splitIdentifier(word) : [word.toLowerCase()];
+    const kept = parts.filter((part) => part.length >= 2 && !/^\d+$/.test(part) && !stopwords.has(part) && !codeNoise.has(part)).map(stemWord);
+    if (kept.length > 0) terms = kept;
+  }
+  if (wordCache.size >= wordCacheLimit) wordCache.clear();
+  wordCache.set(word, terms);
+  return terms;
+}
+
+const unigramHashes = new Map<string, number>();
+
+/** Hash of the unigram feature of a term, memoized. */
+function unigramHash(term: string): number {
+  let hash = unigramHashes.get(term);
+  if (hash === undefined) {
+    hash = hash32(`u:${term}`);
+    if (unigramHashes.size >= wordCacheLimit) unigramHashes.clear();
+    unigramHashes.set(term, hash);
+  }
+  return hash;
+}
+
+/** Hash of the bigram feature (a, b), mixed from the two unigram hashes: order matters, stable everywhere. */
+function bigramHash(first: number, second: number): number {
+  let hash = Math.imul(first ^ 0x9e3779b9, 0x85ebca6b) ^ second;
+  hash ^= hash >>> 15;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  hash ^= hash >>> 13;
+  return hash >>> 0;
+}
+
+/**
+ * The local deterministic embedding: signed feature hashing (one hash picks the dimension, its
+ * top bit the sign) of stemmed unigrams and bigrams with sublinear term frequency, the chunk's
+ * declared name and file name weighted up, L2-normalized.
+ */
 export class FeatureHashingEmbedder implements Embedder {
   readonly provider = 'pk-local';
   readonly model = 'feature-hash-v1';
   constructor(readonly dimensions = embeddingDimensions) {}
 
   embed(text: string, title?: string): Float32Array {
-    const counts = new Map<string, number>();
-    const count = (feature: string, weight: number) => counts.set(feature, (counts.get(feature) ?? 0) + weight);
-    const body = embeddingTerms(text);
-    for (let index = 0; index < body.length; index++) {
-      count(`u:${body[index]}`, 1);
-      if (index > 0 && body[index - 1] !== body[index]) count(`b:${body[index - 1]} ${body[index]}`, 0.5);
+    const counts = new Map<number, number>();
+    const count = (feature: number, weight: number) => counts.set(feature, (counts.get(feature) ?? 0) + weight);
+    let previousTerm: string | undefined;
+    let previousHash = 0;
+    for (const match of text.matchAll(/[\p{L}\p{N}_$]+/gu)) {
+      for (const term of termsOfWord(match[0])) {
+        const hash = unigramHash(term);
+        count(hash, 1);
+        if (previousTerm !== undefined && previousTerm !== term) count(bigramHash(previousHash, hash), 0.5);
+        previousTerm = term;
+        previousHash = hash;
+      }
     }
-    if (title) for (const term of embeddingTerms(title)) count(`u:${term}`, 3);
+    if (title) for (const term of embeddingTerms(title)) count(unigramHash(term), 3);
     const vector = new Float32Array(this.dimensions);
-    for (const [feature, frequency] of counts) {
-      const hash = hash32(feature);
+    for (const [hash, frequency] of counts) {
       const weight = 1 + Math.log(frequency);
       vector[hash % this.dimensions] += (hash & 0x80000000) !== 0 ? -weight : weight;
     }
@@ -151,18 +193,23 @@ const insertSql = 'INSERT OR REPLACE INTO derived_embeddings(source_key, source_
 /** Stores vectors for freshly indexed chunks (their text is at hand; nothing is read again). */
 export function storeEmbeddings(store: IndexStore, snippets: ReadonlyArray<EmbeddingSource>, embedder: Embedder = defaultEmbedder): number {
   if (snippets.length === 0) return 0;
-  const rows = snippets.map((snippet) => [
+  // Two chunks over the same lines share one key; the first one's text is the one indexed.
+  const seen = new Set<string>();
+  const unique = snippets.filter((snippet) => !seen.has(sourceKey(snippet)) && seen.add(sourceKey(snippet)) !== undefined);
+  const rows = unique.map((snippet) => [
     sourceKey(snippet), snippet.fileHash, snippet.parserVersion, embedder.provider, embedder.model, embedder.dimensions,
     encodeVector(embedder.embed(snippet.indexText, titleOf(snippet))),
   ]);
   const db = store.database;
   const statement = db.prepare(insertSql);
-  db.exec('BEGIN');
+  // A savepoint, not BEGIN: sync calls this inside its batch transaction, and a failure here must
+  // undo only these vectors, never the batch around them.
+  db.exec('SAVEPOINT store_vectors');
   try {
     for (const row of rows) statement.run(row);
-    db.exec('COMMIT');
+    db.exec('RELEASE store_vectors');
   } catch (error) {
-    db.exec('ROLLBACK');
+    db.exec('ROLLBACK TO store_vectors; RELEASE store_vectors');
     throw error;
   } finally {
     statement.free();
@@ -221,12 +268,36 @@ export async function backfillEmbeddings(context: SyncContext): Promise<number> 
       continue;
     }
     const lines = splitLines(text);
+    const own = ownTexts(lines, context.store.currentSnippets(relativePath));
     stored += storeEmbeddings(context.store, chunks.map((chunk) => ({
       path: relativePath, fileHash: chunk.fileHash, startLine: chunk.startLine, endLine: chunk.endLine, parserVersion: chunk.parserVersion,
-      qualifiedName: chunk.qualifiedName, indexText: lines.slice(chunk.startLine - 1, chunk.endLine).join('\n'),
+      qualifiedName: chunk.qualifiedName, indexText: own.get(`${chunk.startLine}-${chunk.endLine}`) ?? '',
     })), embedder);
   }
   return stored;
+}
+
+/**
+ * The text sync indexed for each chunk of a file: the lines no smaller chunk holds (a class its
+ * header, each method its body), as `buildRows` computes them — smallest chunk first, ties in
+ * insertion (rowid) order — so vectors filled in later equal the ones computed at index time.
+ */
+export function ownTexts(lines: string[], rows: ReadonlyArray<Pick<SnippetRow, 'rowid' | 'startLine' | 'endLine'>>): Map<string, string> {
+  const ordered = [...rows].sort((a, b) => a.rowid - b.rowid);
+  const owners = new Int32Array(lines.length + 1).fill(-1);
+  const bySize = ordered.map((row, index) => ({ row, index })).sort((a, b) => (a.row.endLine - a.row.startLine) - (b.row.endLine - b.row.startLine) || a.index - b.index);
+  for (const { row, index } of bySize) {
+    for (let line = Math.max(1, row.startLine); line <= Math.min(lines.length, row.endLine); line++) if (owners[line] === -1) owners[line] = index;
+  }
+  const texts = new Map<string, string>();
+  ordered.forEach((row, index) => {
+    const key = `${row.startLine}-${row.endLine}`;
+    if (texts.has(key)) return;
+    const own: string[] = [];
+    for (let line = row.startLine; line <= row.endLine; line++) if (owners[line] === index) own.push(lines[line - 1] ?? '');
+    texts.set(key, own.join('\n'));
+  });
+  return texts;
 }
 
 /** `backfillEmbeddings` for the end of a sync: failures are logged, never thrown. */
