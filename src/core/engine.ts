@@ -127,7 +127,8 @@ export class ProjectEngine {
       const parsed = parseCitation(citation);
       const absolute = path.resolve(this.project.root, parsed.path);
       if (absolute !== this.project.root && !absolute.startsWith(this.project.root + path.sep)) throw new UserInputError(`The path ${parsed.path} is outside the project.`);
-      if (this.project.store.exclusion(parsed.path)) throw new UserInputError(`The file ${parsed.path} is excluded from the index (${this.project.store.exclusion(parsed.path)?.reason}).`);
+      const exclusion = this.project.store.exclusion(parsed.path);
+      if (exclusion) throw new UserInputError(`The file ${parsed.path} is excluded from the index (${exclusion.reason}).`);
       let bytes: Uint8Array;
       try {
         ({ bytes } = await this.project.ports.fs.readFile(absolute, this.project.options.bounds.maxFileBytes));
