@@ -195,9 +195,23 @@ export class IndexStore {
     // Deleted rows are zeroed so nothing removed from the index lingers in free pages. The
     // database lives in memory and is persisted by export, so the rollback journal can stay in
     // memory too: sql.js would otherwise copy every journal page through its emulated file system.
-    this.db.exec('PRAGMA secure_delete = ON; PRAGMA foreign_keys = OFF; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144;');
+    this.db.exec('PRAGMA secure_delete = ON; PRAGMA foreign_keys = OFF; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144; PRAGMA locking_mode = EXCLUSIVE;');
     // The same tokenizer as the index, to count tokens exactly (see dropSearchRows).
     this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.pk_tokenizer USING fts3tokenize('unicode61', 'tokenchars=_')`);
+    // bm25 inside SQLite, so ranking a full-text query does not copy every matching row out.
+    const counts = (info: unknown) => (info instanceof Uint8Array ? new Uint32Array(info.buffer, info.byteOffset, info.byteLength >>> 2) : undefined);
+    this.db.create_function('pk_bm25', (info: unknown) => {
+      const values = counts(info);
+      return values ? bm25(values, fullTextWeights) : 0;
+    });
+    this.db.create_function('pk_bm25_idf', (info: unknown, docid: unknown) => {
+      const values = counts(info);
+      const ranking = this.ranking;
+      if (!values || !ranking) return 0;
+      const score = bm25WithIdf(values, ranking.idf, fullTextWeights);
+      if (typeof docid === 'number' && ranking.include.has(docid)) ranking.included.set(docid, score);
+      return score;
+    });
   }
 
   private statement(sql: string): Statement {
@@ -509,14 +523,19 @@ export class IndexStore {
     return this.all(`SELECT ${snippetColumns} FROM project_snippets WHERE path = ? AND stale = 0 ORDER BY start_line, end_line, id`, [path]).map(toSnippet);
   }
 
+  /** Current snippets by row id, in the order asked (unknown or stale ids are skipped). */
   snippetsByRowid(rowids: number[]): SnippetRow[] {
-    if (rowids.length === 0) return [];
-    const rows: SnippetRow[] = [];
-    for (const rowid of rowids) {
-      const row = this.one(`SELECT ${snippetColumns} FROM project_snippets WHERE rowid = ? AND stale = 0`, [rowid]);
-      if (row) rows.push(toSnippet(row));
+    const wanted = [...new Set(rowids)].filter((rowid) => Number.isSafeInteger(rowid));
+    if (wanted.length === 0) return [];
+    const byRowid = new Map<number, SnippetRow>();
+    for (let start = 0; start < wanted.length; start += 500) {
+      const slice = wanted.slice(start, start + 500);
+      const sql = `SELECT ${snippetColumns} FROM project_snippets WHERE rowid IN (${slice.map(() => '?').join(',')}) AND stale = 0`;
+      // One cached statement per batch size up to 64 (the usual pools); larger ones run once.
+      const rows = slice.length <= 64 ? this.all(sql, slice) : this.once(sql, slice);
+      for (const row of rows) byRowid.set(row[0] as number, toSnippet(row));
     }
-    return rows;
+    return wanted.map((rowid) => byRowid.get(rowid)).filter((row): row is SnippetRow => row !== undefined);
   }
 
   snippetById(id: string): SnippetRow | undefined {
@@ -532,6 +551,13 @@ export class IndexStore {
   declarationSnippets(name: string, by: 'qualified' | 'simple'): SnippetRow[] {
     const column = by === 'qualified' ? 'qualified_name' : 'name';
     return this.all(`SELECT ${snippetColumns} FROM project_snippets WHERE ${column} = ? AND stale = 0 AND symbol_id IS NOT NULL ORDER BY path, start_line, id`, [name]).map(toSnippet);
+  }
+
+  /** Snippets of declarations whose simple name is any of `names` (exact, case-sensitive). */
+  declarationSnippetsNamed(names: string[]): SnippetRow[] {
+    const unique = [...new Set(names)];
+    if (unique.length === 0) return [];
+    return this.all(`SELECT ${snippetColumns} FROM project_snippets WHERE name IN (${unique.map(() => '?').join(',')}) AND stale = 0 AND symbol_id IS NOT NULL ORDER BY path, start_line, id`, unique).map(toSnippet);
   }
 
   /** Declarations whose name equals `name` ignoring case (the fallback tier). */
@@ -555,20 +581,51 @@ export class IndexStore {
   }
 
   /**
-   * Full-text candidates with bm25 computed from FTS4 `matchinfo('pcnalx')`; weights favour
-   * identifiers and paths over body words.
+   * The best full-text matches, by bm25 from FTS4 `matchinfo('pcnalx')` (weights favour
+   * identifiers and paths over body words). The score is computed and sorted inside SQLite, so
+   * only the kept rows cross into JavaScript.
    */
   fullText(matchExpression: string, limit: number): Array<{ rowid: number; bm25: number }> {
-    const weights = [1.0, 2.0, 1.5];
-    const rows = this.all("SELECT docid, matchinfo(search_index, 'pcnalx') FROM search_index WHERE search_index MATCH ?", [matchExpression]);
-    const scored: Array<{ rowid: number; bm25: number }> = [];
-    for (const row of rows) {
-      const blob = row[1] as Uint8Array;
-      const info = new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
-      scored.push({ rowid: row[0] as number, bm25: bm25(info, weights) });
+    return this.all("SELECT docid, pk_bm25(matchinfo(search_index, 'pcnalx')) AS score FROM search_index WHERE search_index MATCH ? ORDER BY score DESC, docid LIMIT ?", [matchExpression, limit])
+      .map((row) => ({ rowid: row[0] as number, bm25: row[1] as number }));
+  }
+
+  /** Row ids of the first `limit` chunks matching, by row id (no ranking, no per-row statistics). */
+  matchingRowids(matchExpression: string, limit: number): number[] {
+    return this.all('SELECT docid FROM search_index WHERE search_index MATCH ? LIMIT ?', [matchExpression, limit]).map((row) => row[0] as number);
+  }
+
+  /**
+   * As `fullText`, with the document frequencies already known (`idf` per phrase and column, in
+   * expression order; 0 ignores a phrase), so FTS4 only reads each row's own counts
+   * (`matchinfo('pcaly')`) instead of walking every phrase's whole list for its totals. The
+   * scores of the matching rows in `include` are returned too, whatever their rank: the scoring
+   * function notes them as SQLite calls it, so no second query (or window sort) is needed.
+   */
+  rankFullText(query: { expression: string; idf: number[] }, limit: number, include: Iterable<number> = []): { hits: Array<{ rowid: number; bm25: number }>; included: Map<number, number> } {
+    this.ranking = { idf: query.idf, include: new Set(include), included: new Map() };
+    try {
+      const hits = this.all("SELECT docid, pk_bm25_idf(matchinfo(search_index, 'pcaly'), docid) AS score FROM search_index WHERE search_index MATCH ? ORDER BY score DESC, docid LIMIT ?", [query.expression, limit])
+        .map((row) => ({ rowid: row[0] as number, bm25: row[1] as number }));
+      return { hits, included: this.ranking.included };
+    } finally {
+      this.ranking = undefined;
     }
-    scored.sort((a, b) => b.bm25 - a.bm25 || a.rowid - b.rowid);
-    return scored.slice(0, limit);
+  }
+
+  private ranking: { idf: number[]; include: Set<number>; included: Map<number, number> } | undefined;
+
+  /** A statement run once and freed (its text holds literal values, so caching it would only grow the cache). */
+  private once(sql: string, params: SqlValue[]): SqlValue[][] {
+    const prepared = this.db.prepare(sql);
+    try {
+      prepared.bind(params);
+      const rows: SqlValue[][] = [];
+      while (prepared.step()) rows.push(prepared.get());
+      return rows;
+    } finally {
+      prepared.free();
+    }
   }
 
   counts(): { files: number; snippets: number; staleSnippets: number; symbols: number; exclusions: number } {
@@ -625,6 +682,9 @@ function readVarints(blob: Uint8Array): number[] {
   return values;
 }
 
+/** bm25 column weights, in `search_index` column order: body, path, idents. */
+const fullTextWeights = [1.0, 2.0, 1.5];
+
 /** Okapi BM25 from FTS4 matchinfo 'pcnalx' (k1 = 1.2, b = 0.75). */
 export function bm25(info: Uint32Array, weights: number[]): number {
   const phraseCount = info[0];
@@ -642,7 +702,7 @@ export function bm25(info: Uint32Array, weights: number[]): number {
       const hitsHere = info[base];
       const documentsWithHits = info[base + 2];
       if (hitsHere === 0) continue;
-      const idf = Math.log(1 + (documentCount - documentsWithHits + 0.5) / (documentsWithHits + 0.5));
+      const idf = bm25Idf(documentCount, documentsWithHits);
       const length = info[lengthOffset + column];
       const average = Math.max(1, info[averageLengthOffset + column]);
       const frequency = (hitsHere * (k1 + 1)) / (hitsHere + k1 * (1 - b + (b * length) / average));
@@ -650,4 +710,32 @@ export function bm25(info: Uint32Array, weights: number[]): number {
     }
   }
   return score;
+}
+
+/** Okapi BM25 from FTS4 matchinfo 'pcaly' and known idf per phrase and column (k1 = 1.2, b = 0.75). */
+export function bm25WithIdf(info: Uint32Array, idf: number[], weights: number[]): number {
+  const phraseCount = info[0];
+  const columnCount = info[1];
+  const averageLengthOffset = 2;
+  const lengthOffset = averageLengthOffset + columnCount;
+  const hitsOffset = lengthOffset + columnCount;
+  const k1 = 1.2;
+  const b = 0.75;
+  let score = 0;
+  for (let phrase = 0; phrase < phraseCount; phrase++) {
+    for (let column = 0; column < columnCount; column++) {
+      const hitsHere = info[hitsOffset + phrase * columnCount + column];
+      const weight = idf[phrase * columnCount + column] ?? 0;
+      if (hitsHere === 0 || weight === 0) continue;
+      const length = info[lengthOffset + column];
+      const average = Math.max(1, info[averageLengthOffset + column]);
+      score += (weights[column] ?? 1) * weight * (hitsHere * (k1 + 1)) / (hitsHere + k1 * (1 - b + (b * length) / average));
+    }
+  }
+  return score;
+}
+
+/** bm25's idf for a column where `withTerm` of `documents` rows hold the term. */
+export function bm25Idf(documents: number, withTerm: number): number {
+  return Math.log(1 + (documents - withTerm + 0.5) / (withTerm + 0.5));
 }

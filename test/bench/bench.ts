@@ -42,10 +42,12 @@ interface Args {
   indexOnly: boolean;
   cache: string | undefined;
   keepDb: boolean;
+  /** A folder whose database is reused (and kept) across runs, so search work can skip the cold index. */
+  dbDirectory: string | undefined;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { large: false, files: 5000, largeFiles: 50_000, n: 200, grepN: 30, seed: 20240601, real: undefined, skipReal: false, skipHybrid: false, skipWorker: false, skipParse: false, skipCorpus: false, indexOnly: false, cache: undefined, keepDb: false };
+  const args: Args = { large: false, files: 5000, largeFiles: 50_000, n: 200, grepN: 30, seed: 20240601, real: undefined, skipReal: false, skipHybrid: false, skipWorker: false, skipParse: false, skipCorpus: false, indexOnly: false, cache: undefined, keepDb: false, dbDirectory: undefined };
   const number = (flag: string, value: string | undefined): number => {
     const parsed = Number(value);
     if (!Number.isInteger(parsed) || parsed <= 0) throw new Error(`${flag} needs a positive integer`);
@@ -69,8 +71,9 @@ function parseArgs(argv: string[]): Args {
       case '--index-only': args.indexOnly = true; break;
       case '--cache': args.cache = argv[++i]; break;
       case '--keep-db': args.keepDb = true; break;
+      case '--db': args.dbDirectory = path.resolve(argv[++i] ?? '.'); break;
       case '--help': case '-h':
-        console.log('node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-corpus] [--index-only] [--cache DIR] [--keep-db]');
+        console.log('node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-corpus] [--index-only] [--cache DIR] [--keep-db] [--db DIR]');
         process.exit(0);
         break;
       default: throw new Error(`unknown argument ${flag} (try --help)`);
@@ -159,8 +162,9 @@ interface OpenIndex {
   figures: IndexFigures;
 }
 
-async function coldIndex(label: string, root: string, bounds: Bounds, repoRoot: string, useGit = true): Promise<OpenIndex> {
-  const tempDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'pk-bench-'));
+async function coldIndex(label: string, root: string, bounds: Bounds, repoRoot: string, useGit = true, dbDirectory?: string): Promise<OpenIndex> {
+  if (dbDirectory) fs.mkdirSync(dbDirectory, { recursive: true });
+  const tempDirectory = dbDirectory ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pk-bench-'));
   const dbPath = path.join(tempDirectory, 'index.sqlite');
   const { parsers, note } = await makeParsers(repoRoot);
   const monitor = new ResourceMonitor();
@@ -615,7 +619,8 @@ async function benchCorpus(corpus: Corpus, args: Args, n: number, repoRoot: stri
   log(`[${label}] bounds raised for the benchmark: maxFiles ${bounds.maxFiles}, maxTotalBytes ${bounds.maxTotalBytes} (defaults 10,000 files / 50,000,000 bytes would drop part of this corpus)`);
   let open: OpenIndex;
   try {
-    open = await coldIndex(label, corpus.root, bounds, repoRoot);
+    open = await coldIndex(label, corpus.root, bounds, repoRoot, true, args.dbDirectory ? path.join(args.dbDirectory, label) : undefined);
+    if (args.dbDirectory) log(`[${label}] --db: the database in ${open.tempDirectory} is reused and kept, so the "cold index" above is cold only on the first run`);
   } catch (error) {
     log(`[${label}] cold index failed: ${errorLine(error)}`);
     return undefined;
@@ -645,7 +650,7 @@ async function benchCorpus(corpus: Corpus, args: Args, n: number, repoRoot: stri
   if (!args.indexOnly && !args.skipHybrid) figures.hybrid = await hybridBench(open.dbPath, corpus.root, bounds, corpus.meta.samples, n, args.seed, repoRoot, label);
   if (!args.indexOnly) figures.parse = await parseThroughput(corpus, repoRoot, 300, label);
   if (!args.skipWorker) figures.worker = await workerIndex(corpus.root, bounds, repoRoot, label);
-  if (args.keepDb) log(`[${label}] database kept at ${open.dbPath}`);
+  if (args.keepDb || args.dbDirectory) log(`[${label}] database kept at ${open.dbPath}`);
   else fs.rmSync(open.tempDirectory, { recursive: true, force: true });
   return figures;
 }

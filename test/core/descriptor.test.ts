@@ -147,8 +147,16 @@ describe('task descriptor on realistic requests', () => {
       const stems = new Set(group.map(stemWord));
       assert.equal(stems.size, 1, `${group.join(',')} → ${[...stems].join(',')}`);
     }
-    assert.deepEqual(stemTerms('parsed'), ['pars*']);
-    assert.deepEqual(stemTerms('saved'), ['sav', 'save']);
+    assert.deepEqual(stemTerms('parsed'), ['parse', 'parses', 'parser', 'parsers', 'parsing']);
+    assert.deepEqual(stemTerms('saved'), ['sav', 'save', 'savs', 'saves', 'saver', 'savers', 'saving']);
+    assert.deepEqual(stemTerms('cookies'), ['cookie', 'cooky']);
+    assert.ok(stemTerms('redirects').includes('redirection'));
+    for (const word of ['parsed', 'saved', 'cookies', 'redirects', 'widget']) {
+      for (const term of stemTerms(word)) {
+        assert.equal(stemWord(term), stemWord(word), `${word} → ${term}`);
+        assert.match(term, /^[a-z]+$/, 'whole words only, never a prefix query');
+      }
+    }
     assert.deepEqual(stemTerms('parse_qsl'), []);
   });
 

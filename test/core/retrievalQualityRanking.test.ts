@@ -122,7 +122,7 @@ describe('tiers and candidates', () => {
   test('collectCandidates keeps each snippet once, at its strongest reason', async () => {
     const engine = await openEngine(fixture(python).root, { parsers: parsers() });
     await engine.sync();
-    const candidates = collectCandidates(engine.store, describeTask('BaseCookie.load load cookies'), 64);
+    const candidates = await collectCandidates(engine.store, describeTask('BaseCookie.load load cookies'), 64);
     const ids = candidates.map((candidate) => candidate.snippet.id);
     assert.equal(new Set(ids).size, ids.length);
     const load = candidates.find((candidate) => candidate.snippet.qualifiedName === 'BaseCookie.load');

@@ -1,6 +1,7 @@
-import type { FileRow, IndexStore, SnippetRow } from '../store';
+import { bm25Idf, type FileRow, type IndexStore, type SnippetRow } from '../store';
 import { splitIdentifier } from '../tokens';
-import { searchWords, stemTerms, stemWord, type TaskDescriptor } from './descriptor';
+import { searchWords, stemTerms, stemWord, stopwords, type TaskDescriptor } from './descriptor';
+import type { LiveFile } from './retrieve';
 
 /** Why a candidate was proposed; the manifest shows these codes. */
 export type CandidateReason =
@@ -68,11 +69,11 @@ export interface WordTerms {
   terms: string[];
 }
 
-/** Terms per word: prose words also get their stem (`parsed` → `pars*`); identifiers and literals stay exact. */
+/** Terms per word: prose words also get the words of the same stem (`parsed` → `parse`, `parser`); identifiers and literals stay exact. */
 export function fullTextTerms(words: string[], prose: ReadonlySet<string> = new Set()): WordTerms[] {
   return words.map((word) => ({
     word,
-    terms: [ftsQuote(word), ...(prose.has(word) ? stemTerms(word).map((term) => (term.endsWith('*') ? term : ftsQuote(term))) : [])],
+    terms: [ftsQuote(word), ...(prose.has(word) ? stemTerms(word).map(ftsQuote) : [])],
   }));
 }
 
@@ -147,30 +148,129 @@ function chunkAtLine(rows: SnippetRow[], line: number, symbol?: string): Snippet
 }
 
 /**
+ * The request's full-text relevance: bm25 of the best matching chunks and of any chunk the exact
+ * lookups found, relative to the best hit. It is computed by one query (see `run`).
+ */
+class RequestRelevance {
+  hits: Array<{ rowid: number; bm25: number }> = [];
+  statistics: TermStatistics | undefined;
+  private scores = new Map<number, number>();
+  private best = 0;
+
+  constructor(private readonly store: IndexStore, private readonly wordTerms: WordTerms[]) {}
+
+  /**
+   * Scores the chunks worth ranking (`conjunctiveFilter`) and the `include`d ones; keeps the
+   * best `poolSize` as hits. With fewer than `minimumHits` from the filter, every match is scored.
+   */
+  run(poolSize: number, include: number[] = []): void {
+    if (this.wordTerms.length === 0) return;
+    const statistics = termStatistics(this.store, this.wordTerms);
+    this.statistics = statistics;
+    const selected = selectiveTerms(statistics);
+    const filter = conjunctiveFilter(selected, statistics);
+    let ranked = filter ? safeRank(this.store, rankedQuery(filter, statistics), poolSize, include) : undefined;
+    if (!ranked || ranked.hits.length < minimumHits) ranked = safeRank(this.store, rankedQuery(selected, statistics), poolSize, include);
+    for (const [rowid, score] of ranked.included) this.scores.set(rowid, score);
+    for (const hit of ranked.hits) this.scores.set(hit.rowid, hit.bm25);
+    this.hits = ranked.hits;
+    this.best = this.hits[0]?.bm25 ?? 0;
+  }
+
+  /** bm25 relative to the best hit, in 0..1 (0 when the chunk does not match). */
+  relative(rowid: number): number {
+    const score = this.scores.get(rowid) ?? 0;
+    return this.best > 0 ? Math.min(1, score / this.best) : 0;
+  }
+
+  matches(rowid: number): boolean {
+    return (this.scores.get(rowid) ?? 0) > 0;
+  }
+}
+
+/** Below this many filtered hits, the filter is dropped and every matching chunk is scored. */
+const minimumHits = 8;
+
+/**
  * Collects candidates from exact lookups first, then phrases, symbol text and full text. Each
  * snippet keeps only its strongest reason; within a tier the request's full-text relevance
  * (bm25 relative to the best hit) adds up to `refinementSpan`.
  */
-export function collectCandidates(store: IndexStore, descriptor: TaskDescriptor, poolSize: number, files: FileIndex = new FileIndex(store)): Candidate[] {
-  // Full text costs the most (bm25 over every matching chunk), so a pure lookup — paths, symbols,
-  // phrases, errors, with no prose words — runs it only when the exact lookups found nothing.
+export async function collectCandidates(store: IndexStore, descriptor: TaskDescriptor, poolSize: number, files: FileIndex = new FileIndex(store), live?: LiveReader): Promise<Candidate[]> {
   const words = searchWords(descriptor);
   const prose = new Set(descriptor.keywords);
-  const wordTerms = fullTextTerms(words, prose);
-  let hits: Array<{ rowid: number; bm25: number }> = [];
-  let relevance = new Map<number, number>();
-  let statistics: TermStatistics | undefined;
-  const runFullText = () => {
-    if (wordTerms.length === 0) return;
-    statistics = termStatistics(store, wordTerms);
-    hits = safeFullText(store, selectiveTerms(statistics).join(' OR '), 100_000);
-    const best = hits[0]?.bm25 ?? 0;
-    relevance = new Map<number, number>(hits.map((hit) => [hit.rowid, best > 0 ? hit.bm25 / best : 0]));
-  };
+  const relevance = new RequestRelevance(store, fullTextTerms(words, prose));
+  // Full text costs the most, so a pure lookup (paths, symbols, phrases, errors, with no prose
+  // words) runs it only when the exact lookups found nothing. A request with prose words runs it
+  // once, after the lookups, scoring the chunks they found too: that score orders them within
+  // their tier.
   const proseFirst = descriptor.keywords.length > 0;
-  if (proseFirst) runFullText();
-  const refine = (row: SnippetRow) => refinementSpan * (relevance.get(row.rowid) ?? 0);
 
+  // ---- lookups (no scoring yet) ----
+  const qualified: Array<{ name: string; rows: SnippetRow[] }> = [];
+  for (const name of descriptor.qualifiedSymbols) {
+    // An outer qualifier the index does not know (`urllib.request.Request.get_method`) is dropped.
+    const parts = name.split('.');
+    for (let start = 0; start <= parts.length - 2; start++) {
+      const rows = store.declarationSnippets(parts.slice(start).join('.'), 'qualified');
+      if (rows.length === 0) continue;
+      qualified.push({ name, rows });
+      break;
+    }
+  }
+  const pathLookups: Array<{ path: string; reason: CandidateReason; requested: string; rows: SnippetRow[] }> = [];
+  const lookUpPath = (path: string, reason: CandidateReason, requested: string) => {
+    const rows = store.currentSnippets(path);
+    if (rows.length > 0) pathLookups.push({ path, reason, requested, rows });
+  };
+  for (const requested of descriptor.paths) {
+    const { exact, near } = resolvePath(requested, files);
+    for (const path of exact) lookUpPath(path, 'exact-path', requested);
+    for (const path of near) lookUpPath(path, 'exact-basename', requested);
+  }
+  for (const name of descriptor.modules) for (const path of resolveModule(name, files)) lookUpPath(path, 'exact-basename', name);
+  const symbols: Array<{ name: string; rows: SnippetRow[]; reason: CandidateReason }> = [];
+  for (const name of descriptor.symbols) {
+    const exact = store.declarationSnippets(name, 'simple');
+    if (exact.length > 0) symbols.push({ name, rows: exact, reason: 'exact-symbol' });
+    else if (name.length >= 3) symbols.push({ name, rows: declarationsIgnoringCase(store, name), reason: 'declared-fallback' });
+  }
+  // Literal phrases: quoted text, then error messages and their literal runs (longest runs that match).
+  let phraseQueries = 0;
+  const phraseHits = async (phrase: string): Promise<SnippetRow[]> => {
+    if (phraseQueries >= maxPhraseQueries) return [];
+    phraseQueries++;
+    return phraseRows(store, phrase, poolSize, live);
+  };
+  const phrases: Array<{ phrase: string; rows: SnippetRow[]; weight: number }> = [];
+  for (const phrase of descriptor.phrases) phrases.push({ phrase, rows: await phraseHits(phrase), weight: 1 });
+  for (const fragment of descriptor.errorFragments) {
+    const fragmentWords = fragment.split(/\s+/);
+    const whole = await phraseHits(fragment);
+    if (whole.length > 0) {
+      phrases.push({ phrase: fragment, rows: whole, weight: 1 });
+      continue;
+    }
+    // Wrapper words ("urlopen error unknown url type") or a cut value may break the run: try shorter
+    // runs, longest first (at least three words of a longer fragment); longer runs weigh more.
+    const shortest = fragmentWords.length >= 4 ? 3 : 2;
+    for (let length = fragmentWords.length - 1; length >= shortest; length--) {
+      for (let start = 0; start + length <= fragmentWords.length; start++) {
+        const run = fragmentWords.slice(start, start + length).join(' ');
+        if (run.length >= 8) phrases.push({ phrase: run, rows: await phraseHits(run), weight: length / fragmentWords.length });
+      }
+    }
+  }
+  // Error types are names worth showing, but weaker than where the message is raised.
+  const errorTypes = descriptor.errorTypes.map((type) => ({ type, rows: firstPartPerSymbol(store.declarationSnippets(type, 'simple')).slice(0, 4) }));
+
+  if (proseFirst) {
+    const found = [...qualified, ...pathLookups, ...symbols, ...phrases, ...errorTypes].flatMap((lookup) => lookup.rows.map((row) => row.rowid));
+    relevance.run(poolSize, found);
+  }
+  const refine = (row: SnippetRow) => refinementSpan * relevance.relative(row.rowid);
+
+  // ---- candidates ----
   const byId = new Map<string, Candidate>();
   const add = (snippet: SnippetRow, reason: CandidateReason, matched: string, base: number, literal?: string) => {
     const existing = byId.get(snippet.id);
@@ -181,24 +281,13 @@ export function collectCandidates(store: IndexStore, descriptor: TaskDescriptor,
     for (const row of ranked) add(row, reason, matched, tier + refine(row));
   };
 
-  // Exact qualified symbols; an outer qualifier the index does not know (`urllib.request.Request.get_method`) is dropped.
-  for (const name of descriptor.qualifiedSymbols) {
-    const parts = name.split('.');
-    for (let start = 0; start <= parts.length - 2; start++) {
-      const rows = store.declarationSnippets(parts.slice(start).join('.'), 'qualified');
-      if (rows.length === 0) continue;
-      addDeclarations(rows, 'exact-qualified-symbol', name);
-      break;
-    }
-  }
+  for (const { name, rows } of qualified) addDeclarations(rows, 'exact-qualified-symbol', name);
 
   // Paths, with line hints (`a.py:12`, stack frames) choosing the chunk and the request's words ranking the rest.
   const pathWords = new Set(descriptor.paths.flatMap((path) => path.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []));
   const otherWords = words.some((word) => !pathWords.has(word));
   const requestedNames = new Set([...descriptor.symbols, ...descriptor.qualifiedSymbols]);
-  const addPath = (path: string, reason: CandidateReason, requested: string) => {
-    const rows = store.currentSnippets(path);
-    if (rows.length === 0) return;
+  for (const { path, reason, requested, rows } of pathLookups) {
     const hints = descriptor.lineHints.filter((hint) => hint.path === requested);
     if (hints.length > 0) {
       for (const hint of hints) {
@@ -207,87 +296,100 @@ export function collectCandidates(store: IndexStore, descriptor: TaskDescriptor,
         const frameBonus = hint.frame === undefined ? refinementSpan : refinementSpan * Math.max(0, 1 - hint.frame / 16);
         if (row) add(row, reason, `${path}:${hint.line}`, tierScores[reason] + frameBonus);
       }
-      return;
+      continue;
     }
     // `http/server.py send_error`: the file's declarations the request names come first.
     const named = firstPartPerSymbol(rows.filter((row) => (row.name !== null && requestedNames.has(row.name)) || (row.qualifiedName !== null && requestedNames.has(row.qualifiedName)))).slice(0, 4);
     for (const row of named) add(row, reason, path, tierScores[reason] + refinementSpan);
-    const matching = otherWords ? rows.filter((row) => relevance.has(row.rowid) && !named.includes(row)).sort((a, b) => refine(b) - refine(a) || a.startLine - b.startLine).slice(0, Math.max(0, 2 - named.length)) : [];
+    const matching = otherWords ? rows.filter((row) => relevance.matches(row.rowid) && !named.includes(row)).sort((a, b) => refine(b) - refine(a) || a.startLine - b.startLine).slice(0, Math.max(0, 2 - named.length)) : [];
     for (const row of matching) add(row, reason, path, tierScores[reason] + refine(row) * 0.9);
-    if (named.length > 0) return;
+    if (named.length > 0) continue;
     for (const row of rows.slice(0, matching.length > 0 ? 1 : 2)) add(row, reason, path, tierScores[reason] + (matching.length > 0 ? 0 : refine(row)));
-  };
-  for (const requested of descriptor.paths) {
-    const { exact, near } = resolvePath(requested, files);
-    for (const path of exact) addPath(path, 'exact-path', requested);
-    for (const path of near) addPath(path, 'exact-basename', requested);
   }
-  for (const name of descriptor.modules) for (const path of resolveModule(name, files)) addPath(path, 'exact-basename', name);
 
   // Exact simple symbols, then the case-insensitive fallback.
-  for (const name of descriptor.symbols) {
-    const exact = store.declarationSnippets(name, 'simple');
-    if (exact.length > 0) addDeclarations(exact, 'exact-symbol', name);
-    else if (name.length >= 3) addDeclarations(declarationsIgnoringCase(store, name), 'declared-fallback', name);
-  }
+  for (const { name, rows, reason } of symbols) addDeclarations(rows, reason, name);
 
-  // Literal phrases: quoted text, then error messages and their literal runs (longest runs that match).
-  let phraseQueries = 0;
-  const phraseHits = (phrase: string): SnippetRow[] => {
-    const phraseWords = phrase.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
-    if (phraseWords.length === 0 || phraseQueries >= maxPhraseQueries) return [];
-    phraseQueries++;
-    const expression = `"${phraseWords.map((word) => word.replace(/"/g, '""')).join(' ')}"`;
-    return store.snippetsByRowid(safeFullText(store, expression, poolSize).map((hit) => hit.rowid));
-  };
-  const addPhrase = (phrase: string, rows: SnippetRow[], weight: number) => {
+  for (const { phrase, rows, weight } of phrases) {
     for (const row of rows) {
       // A chunk holding a smaller chunk that also has the phrase (a class part around the method) yields to it.
       const container = rows.some((other) => other !== row && other.path === row.path && row.startLine <= other.startLine && other.endLine <= row.endLine && (other.endLine - other.startLine) < (row.endLine - row.startLine));
       add(row, 'exact-phrase', phrase, tierScores['exact-phrase'] + weight * refinementSpan * 0.5 + refine(row) * 0.5 - (container ? refinementSpan * 0.5 : 0), phrase);
     }
-  };
-  for (const phrase of descriptor.phrases) addPhrase(phrase, phraseHits(phrase), 1);
-  for (const fragment of descriptor.errorFragments) {
-    const fragmentWords = fragment.split(/\s+/);
-    const whole = phraseHits(fragment);
-    if (whole.length > 0) {
-      addPhrase(fragment, whole, 1);
-      continue;
-    }
-    // Wrapper words ("urlopen error unknown url type") or a cut value may break the run: try shorter
-    // runs, longest first (at least three words of a longer fragment); longer runs weigh more.
-    const shortest = fragmentWords.length >= 4 ? 3 : 2;
-    for (let length = fragmentWords.length - 1; length >= shortest; length--) {
-      for (let start = 0; start + length <= fragmentWords.length; start++) {
-        const run = fragmentWords.slice(start, start + length).join(' ');
-        if (run.length >= 8) addPhrase(run, phraseHits(run), length / fragmentWords.length);
-      }
-    }
   }
 
-  // Error types are names worth showing, but weaker than where the message is raised.
-  for (const type of descriptor.errorTypes) {
-    for (const row of firstPartPerSymbol(store.declarationSnippets(type, 'simple')).slice(0, 4)) add(row, 'symbol-text', type, tierScores['symbol-text'] - 1 + refine(row) * 0.25);
-  }
+  for (const { type, rows } of errorTypes) for (const row of rows) add(row, 'symbol-text', type, tierScores['symbol-text'] - 1 + refine(row) * 0.25);
 
   // Full text. A chunk's relevance blends its bm25 (relative to the best hit) with how many of the
   // request's concepts its declared name holds (its parent's name counts half); a chunk whose
   // name holds any is symbol text (up to 65), anything else full text (20..60).
-  if (!proseFirst && ![...byId.values()].some((candidate) => candidate.base >= tierScores['exact-phrase'])) runFullText();
-  if (hits.length > 0) {
-    const weights = statistics?.weights ?? new Map<string, number>();
-    const top = hits.slice(0, poolSize);
-    const rows = store.snippetsByRowid(top.map((hit) => hit.rowid));
+  if (!proseFirst && ![...byId.values()].some((candidate) => candidate.base >= tierScores['exact-phrase'])) relevance.run(poolSize);
+  if (relevance.hits.length > 0) {
+    const weights = relevance.statistics?.weights ?? new Map<string, number>();
+    const rows = store.snippetsByRowid(relevance.hits.map((hit) => hit.rowid));
     for (const row of rows) {
-      const relative = relevance.get(row.rowid) ?? 0;
       const coverage = nameCoverage(row, weights);
-      const blended = 0.65 * relative + 0.35 * Math.min(1, coverage.own + coverage.parent / 2);
+      const blended = 0.65 * relevance.relative(row.rowid) + 0.35 * Math.min(1, coverage.own + coverage.parent / 2);
       if (coverage.own > 0) add(row, 'symbol-text', row.name as string, 20 + 45 * blended);
       else add(row, 'full-text', words.join(' '), 20 + 40 * blended);
     }
   }
   return [...byId.values()];
+}
+
+/** Reads a project file's live text (once per retrieval); see `LiveFiles`. */
+export interface LiveReader {
+  get(relativePath: string): Promise<LiveFile>;
+}
+
+/** Words FTS4 indexes for a text: lower case, letters, digits and `_` (its unicode61 tokenizer, roughly). */
+function phraseTokens(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+}
+
+/** The words of `literal`, in order, anywhere in `text` — across line breaks, comment markers and quotes. */
+export function containsLiteral(text: string, literal: string): boolean {
+  if (text.toLowerCase().includes(literal.toLowerCase())) return true;
+  const words = (value: string) => ` ${phraseTokens(value).join(' ')} `;
+  return words(text).includes(words(literal));
+}
+
+/** Chunks holding at most this many of a phrase's probe words are checked against the live text. */
+const maxPhraseChecks = 16;
+
+/**
+ * Chunks that hold `phrase`. FTS4 answers a phrase query by reading the position lists of every
+ * word in it, and the short common ones (`to`, `for`, `the`) have the longest lists. So the
+ * chunks holding the phrase's three longest other words (then all of them) are found first,
+ * which reads only their lists, and when there are few, each is checked against its live text or its path (the text
+ * verification reads anyway). With many, or no live reader, FTS4 runs the phrase query itself.
+ * A chunk whose file changed since indexing is kept: verification re-indexes it and asks again.
+ */
+async function phraseRows(store: IndexStore, phrase: string, poolSize: number, live: LiveReader | undefined): Promise<SnippetRow[]> {
+  const words = phraseTokens(phrase);
+  if (words.length === 0) return [];
+  const quoted = (list: string[]) => list.map((word) => `"${word.replace(/"/g, '""')}"`);
+  const exact = () => store.snippetsByRowid(safeFullText(store, `"${words.map((word) => word.replace(/"/g, '""')).join(' ')}"`, poolSize).map((hit) => hit.rowid));
+  const content = [...new Set(words)].filter((word) => !stopwords.has(word)).sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  if (!live || words.length < 3 || content.length < 2) return exact();
+  // The three longest words first (long words tend to be rare); then all of them.
+  let rowids: number[] = [];
+  for (const probe of content.length > 3 ? [content.slice(0, 3), content] : [content]) {
+    try {
+      rowids = store.matchingRowids(quoted(probe).join(' '), maxPhraseChecks + 1);
+    } catch {
+      return exact();
+    }
+    if (rowids.length <= maxPhraseChecks) break;
+  }
+  if (rowids.length > maxPhraseChecks) return exact();
+  const rows = store.snippetsByRowid(rowids);
+  const texts = await Promise.all(rows.map((row) => live.get(row.path)));
+  return rows.filter((row, index) => {
+    const file = texts[index];
+    if (!file.ok || file.sha256 !== row.fileHash) return true;
+    return containsLiteral(file.lines.slice(row.startLine - 1, row.endLine).join('\n'), phrase) || containsLiteral(row.path.replace(/[/._-]+/g, ' '), phrase);
+  }).slice(0, poolSize);
 }
 
 /** Shares of the request's concepts (stems with idf weights) held by a chunk's declared name and by its parent's name. */
@@ -316,70 +418,199 @@ export interface TermStatistics {
   termDocuments: Map<string, number[]>;
   weights: Map<string, number>;
   terms: string[];
+  /** For each term, the request words (indices into the word list) it stands for. */
+  termWords: Map<string, number[]>;
 }
 
 /**
- * One query: FTS4's `matchinfo('ncx')` of any matching row carries the document count and, per
- * term and column, how many documents hold the term. The idf weights let a rare word the request
- * shares with a declaration's name count more than a common one.
+ * Document counts already read, per store, valid while its revision stands: the count of a
+ * common word costs a walk over its whole list, and a session's requests share many words.
+ */
+interface StatisticsCache {
+  revision: number;
+  documents: number | undefined;
+  columns: number;
+  terms: Map<string, number[]>;
+}
+const statisticsCaches = new WeakMap<IndexStore, StatisticsCache>();
+const maxCachedTerms = 4096;
+
+function statisticsCache(store: IndexStore): StatisticsCache {
+  let cache = statisticsCaches.get(store);
+  if (!cache || cache.revision !== store.revision || cache.terms.size > maxCachedTerms) {
+    cache = { revision: store.revision, documents: undefined, columns: searchColumns.length, terms: new Map() };
+    statisticsCaches.set(store, cache);
+  }
+  return cache;
+}
+
+/**
+ * Document counts of the request's terms: FTS4's `matchinfo('ncx')` of any matching row carries
+ * the document count and, per term and column, how many documents hold the term (one query for
+ * the terms not counted since the index last changed). The idf weights let a rare word the
+ * request shares with a declaration's name count more than a common one.
  */
 export function termStatistics(store: IndexStore, wordTerms: WordTerms[]): TermStatistics {
   const groups = wordTerms.slice(0, maxWeightedConcepts);
-  const flat = groups.flatMap((group, index) => group.terms.map((term) => ({ term, index })));
-  let info: Uint32Array | undefined;
-  try {
-    const blob = store.database.exec("SELECT matchinfo(search_index, 'ncx') FROM search_index WHERE search_index MATCH ? LIMIT 1", [flat.map((entry) => entry.term).join(' OR ')])[0]?.values[0]?.[0] as Uint8Array | undefined;
-    if (blob) info = new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
-  } catch {
-    info = undefined;
+  const cache = statisticsCache(store);
+  const missing = [...new Set(groups.flatMap((group) => group.terms))].filter((term) => !cache.terms.has(term));
+  if (missing.length > 0) {
+    let info: Uint32Array | undefined;
+    let failed = false;
+    try {
+      const blob = store.database.exec("SELECT matchinfo(search_index, 'ncx') FROM search_index WHERE search_index MATCH ? LIMIT 1", [missing.join(' OR ')])[0]?.values[0]?.[0] as Uint8Array | undefined;
+      if (blob) info = new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
+    } catch {
+      failed = true;
+    }
+    if (info) {
+      cache.documents = info[0];
+      cache.columns = info[1];
+    }
+    // No matching row means none of these terms is in any chunk; a failed query counts nothing.
+    if (!failed) {
+      missing.forEach((term, phrase) => cache.terms.set(term, Array.from({ length: cache.columns }, (_, column) => info?.[2 + 3 * (phrase * cache.columns + column) + 2] ?? 0)));
+    }
   }
-  const documents = info?.[0] ?? 0;
-  const columns = info?.[1] ?? 0;
+  const documents = cache.documents ?? 0;
   const termDocuments = new Map<string, number[]>();
-  const frequencies = new Array<number>(groups.length).fill(0);
-  flat.forEach((entry, phrase) => {
-    const perColumn = Array.from({ length: columns }, (_, column) => info?.[2 + 3 * (phrase * columns + column) + 2] ?? 0);
-    termDocuments.set(entry.term, perColumn);
-    frequencies[entry.index] = Math.max(frequencies[entry.index], ...perColumn, 0);
+  const frequencies = groups.map((group) => {
+    let most = 0;
+    for (const term of group.terms) {
+      const perColumn = cache.terms.get(term);
+      if (!perColumn) continue;
+      termDocuments.set(term, perColumn);
+      most = Math.max(most, ...perColumn);
+    }
+    return most;
   });
   const weights = new Map<string, number>();
   groups.forEach((group, index) => {
     const concept = stemWord(group.word);
-    const weight = info ? Math.log(1 + (documents + 1) / (frequencies[index] + 1)) : 1;
+    const weight = documents > 0 ? Math.log(1 + (documents + 1) / (frequencies[index] + 1)) : 1;
     weights.set(concept, Math.max(weights.get(concept) ?? 0, weight));
   });
-  return { documents, termDocuments, weights, terms: [...new Set(wordTerms.flatMap((group) => group.terms))] };
+  const termWords = new Map<string, number[]>();
+  wordTerms.forEach((group, index) => {
+    for (const term of group.terms) termWords.set(term, [...(termWords.get(term) ?? []), index]);
+  });
+  return { documents, termDocuments, weights, terms: [...termWords.keys()], termWords };
 }
 
 /** The full-text columns, in the order of the `search_index` table. */
 export const searchColumns = ['body', 'path', 'idents'];
+
+/** A full-text term as the MATCH expression uses it: the whole term, or the term in one column. */
+export interface SelectedTerm {
+  expression: string;
+  term: string;
+  column?: number;
+}
 
 /**
  * The terms worth scoring with bm25. A term in more than 5% of the chunks (and more than 2,000)
  * costs the most — every chunk it matches is scored — and adds little, its idf being small. So
  * it is kept only in the columns where it is still selective (`path:warehouse` when few paths
  * but many bodies hold it), and dropped where it is common everywhere; it still counts for name
- * coverage. When nothing selective is left, the three rarest terms stay.
+ * coverage. Terms no chunk holds are left out. When nothing selective is left, the three rarest
+ * terms stay.
  */
-export function selectiveTerms(statistics: TermStatistics): string[] {
-  if (statistics.documents === 0) return statistics.terms;
+export function selectiveTerms(statistics: TermStatistics): SelectedTerm[] {
+  const whole = (term: string): SelectedTerm => ({ expression: term, term });
+  if (statistics.documents === 0) return statistics.terms.map(whole);
   const cap = Math.max(2000, statistics.documents * 0.05);
-  const kept: string[] = [];
+  const kept: SelectedTerm[] = [];
   for (const term of statistics.terms) {
     const perColumn = statistics.termDocuments.get(term) ?? [];
+    // A word no chunk holds (most stem variants) would only cost a lookup.
+    if (perColumn.length > 0 && perColumn.every((documents) => documents === 0)) continue;
     if (perColumn.every((documents) => documents <= cap)) {
-      kept.push(term);
+      kept.push(whole(term));
       continue;
     }
     perColumn.forEach((documents, column) => {
       // FTS4's standard syntax takes `column:word` or `column:prefix*`, not a quoted term; request words are plain tokens.
       const bare = term.replace(/^"(.*)"$/, '$1');
-      if (documents > 0 && documents <= cap && searchColumns[column] && /^[\p{L}\p{N}_]+\*?$/u.test(bare)) kept.push(`${searchColumns[column]}:${bare}`);
+      if (documents > 0 && documents <= cap && searchColumns[column] && /^[\p{L}\p{N}_]+\*?$/u.test(bare)) kept.push({ expression: `${searchColumns[column]}:${bare}`, term, column });
     });
   }
   if (kept.length > 0) return kept;
   const total = (term: string) => Math.max(0, ...(statistics.termDocuments.get(term) ?? []));
-  return [...statistics.terms].sort((a, b) => total(a) - total(b) || (a < b ? -1 : 1)).slice(0, 3);
+  return statistics.terms.filter((term) => total(term) > 0).sort((a, b) => total(a) - total(b) || (a < b ? -1 : 1)).slice(0, 3).map(whole);
+}
+
+/** Words found in at most this share of the chunks (or this many) are rare: each of their chunks is scored. */
+const rareShare = 0.005;
+const rareFloor = 300;
+/** At most this many common words (the rarest) take part in the filter. */
+const maxPairedWords = 4;
+
+/**
+ * Which matching chunks are worth scoring, as the MATCH expression that ranks them; undefined
+ * means all. Scoring costs a docsize lookup per chunk, and a request of several common words
+ * matches thousands. A chunk that holds only one common word of a multi-word request rarely
+ * ranks near a chunk holding two, so only chunks with a rare word, or with the rarest common
+ * word and another (of the rarest four), are scored. `RequestRelevance.run` scores everything
+ * when that leaves too few.
+ */
+export function conjunctiveFilter(selected: SelectedTerm[], statistics: TermStatistics): FilterExpression | undefined {
+  const groups = new Map<number, SelectedTerm[]>();
+  for (const term of selected) for (const word of statistics.termWords.get(term.term) ?? []) groups.set(word, [...(groups.get(word) ?? []), term]);
+  if (groups.size < 2 || statistics.documents === 0) return undefined;
+  const estimate = (terms: SelectedTerm[]) => terms.reduce((sum, term) => sum + termDocumentsIn(statistics, term), 0);
+  const cap = Math.max(rareFloor, statistics.documents * rareShare);
+  const words = [...groups.entries()].map(([word, terms]) => ({ word, terms, documents: estimate(terms) }))
+    .sort((a, b) => a.documents - b.documents || a.word - b.word);
+  const rare = words.filter((word) => word.documents <= cap);
+  const common = words.filter((word) => word.documents > cap).slice(0, maxPairedWords);
+  if (common.length === 0) return undefined;
+  const group = (terms: SelectedTerm[]) => `(${terms.map((term) => term.expression).join(' OR ')})`;
+  const parts = rare.map((word) => group(word.terms));
+  const phrases = rare.flatMap((word) => word.terms);
+  if (common.length >= 2) {
+    // The rarest common word with any other: each word appears once, so FTS4 reads each list once.
+    const others = common.slice(1).flatMap((word) => word.terms);
+    parts.push(`(${group(common[0].terms)} AND ${group(others)})`);
+    phrases.push(...common[0].terms, ...others);
+  }
+  if (parts.length === 0) return undefined;
+  // matchinfo lists phrases in the order they appear in the expression text.
+  return { expression: parts.join(' OR '), phrases };
+}
+
+/** A MATCH expression and its phrases in matchinfo order (a term may appear more than once). */
+export interface FilterExpression {
+  expression: string;
+  phrases: SelectedTerm[];
+}
+
+/** Documents holding a selected term (in its column, or in the column where it is most frequent). */
+function termDocumentsIn(statistics: TermStatistics, term: SelectedTerm): number {
+  const perColumn = statistics.termDocuments.get(term.term) ?? [];
+  return term.column !== undefined ? perColumn[term.column] ?? 0 : Math.max(0, ...perColumn);
+}
+
+/**
+ * The bm25 query for `rankFullText`: idf per phrase and column from the statistics; a repeated
+ * term counts once, a column-bound term only in its column.
+ */
+export function rankedQuery(query: FilterExpression | SelectedTerm[], statistics: TermStatistics): { expression: string; idf: number[] } {
+  const { expression, phrases } = Array.isArray(query) ? { expression: query.map((term) => term.expression).join(' OR '), phrases: query } : query;
+  const columns = searchColumns.length;
+  const seen = new Set<string>();
+  const idf: number[] = [];
+  for (const phrase of phrases) {
+    const first = !seen.has(phrase.expression);
+    seen.add(phrase.expression);
+    const perColumn = statistics.termDocuments.get(phrase.term);
+    for (let column = 0; column < columns; column++) {
+      const usable = first && (phrase.column === undefined || phrase.column === column);
+      // Without statistics (a term past the first sixteen words), a term counts as if one chunk in a hundred held it.
+      const documents = perColumn ? perColumn[column] ?? 0 : Math.ceil(statistics.documents / 100);
+      idf.push(usable && documents > 0 ? bm25Idf(statistics.documents, documents) : 0);
+    }
+  }
+  return { expression, idf };
 }
 
 /**
@@ -389,8 +620,16 @@ export function selectiveTerms(statistics: TermStatistics): string[] {
 export function declarationsIgnoringCase(store: IndexStore, name: string): SnippetRow[] {
   const lower = name.toLowerCase();
   const variants = new Set([name, lower, name.toUpperCase(), lower.charAt(0).toUpperCase() + lower.slice(1), name.charAt(0).toLowerCase() + name.slice(1), name.charAt(0).toUpperCase() + name.slice(1)]);
-  const rows = [...variants].flatMap((variant) => store.declarationSnippets(variant, 'simple'));
+  const rows = store.declarationSnippetsNamed([...variants]);
   return rows.filter((row) => row.name?.toLowerCase() === lower).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.startLine - b.startLine || (a.id < b.id ? -1 : 1)).slice(0, 64);
+}
+
+function safeRank(store: IndexStore, query: { expression: string; idf: number[] }, limit: number, include: number[]): ReturnType<IndexStore['rankFullText']> {
+  try {
+    return store.rankFullText(query, limit, include);
+  } catch {
+    return { hits: [], included: new Map() };
+  }
 }
 
 function safeFullText(store: IndexStore, expression: string, limit: number): Array<{ rowid: number; bm25: number }> {

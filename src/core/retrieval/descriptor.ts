@@ -357,7 +357,7 @@ export function searchWords(descriptor: TaskDescriptor): string[] {
 }
 
 /**
- * A light English stemmer shared by the full-text prefixes and the embeddings, so a question's
+ * A light English stemmer shared by the full-text variants and the embeddings, so a question's
  * inflected words meet the code's words: `parse`, `parsed`, `parser`, `parsing` → `pars`;
  * `cookie`, `cookies` → `cooki`; `redirects`, `redirection` → `redirect`. Not linguistics, just
  * enough to be deterministic and symmetric.
@@ -379,15 +379,22 @@ export function stemWord(word: string): string {
   return stem;
 }
 
+/** Endings tried on a stem; a result counts only if it stems back to the same stem. */
+const variantEndings = ['', 'e', 's', 'es', 'ed', 'er', 'ers', 'ing'];
+
 /**
- * The extra full-text terms for `word`: its stem as a prefix (`parsed` → `pars*`), or, when the
- * stem is too short for a safe prefix, the stem and the stem with `e` as whole words (`saved` →
- * `sav`, `save`; `lines` → `lin`, `line`).
+ * The extra full-text terms for a prose `word`: the usual inflections with the same stem, as
+ * whole words (`parsed` → `parse`, `parses`, `parser`, `parsers`, `parsing`; `cookies` →
+ * `cookie`, `cooky`; `saved` → `sav`, `save`, `saves`, `saver`, `savers`, `saving`). Whole words,
+ * not a `pars*` prefix: a prefix makes FTS4 merge the lists of every word it starts (`transf*`
+ * is also `transform` and `transformer`), which was most of a prose query's time. A word that is
+ * not in the index costs one lookup.
  */
 export function stemTerms(word: string): string[] {
   const stem = stemWord(word);
-  if (!/^[a-z]+$/.test(stem) || stem === word) return stem.length >= 4 && stem === word && /^[a-z]+$/.test(word) ? [`${stem}*`] : [];
-  if (stem.length >= 4) return [`${stem}*`];
-  if (stem.length === 3) return [stem, `${stem}e`].filter((term) => term !== word);
-  return [];
+  if (!/^[a-z]+$/.test(stem) || stem.length < 3) return [];
+  const candidates = stem.endsWith('i')
+    ? [`${stem}e`, `${stem}es`, `${stem.slice(0, -1)}y`]
+    : [...variantEndings.map((ending) => stem + ending), ...(/(?:t|ss)$/.test(stem) ? [`${stem}ion`, `${stem}ions`] : [])];
+  return [...new Set(candidates)].filter((variant) => variant !== word && stemWord(variant) === stem);
 }

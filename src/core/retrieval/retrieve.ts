@@ -5,7 +5,7 @@ import { FileTooLargeError } from '../ports';
 import type { SnippetRow } from '../store';
 import { syncFile, type SyncContext } from '../sync';
 import { splitLines, estimateTokens } from '../tokens';
-import { collectCandidates, FileIndex, tierScores, type Candidate, type CandidateReason } from './candidates';
+import { collectCandidates, containsLiteral, FileIndex, tierScores, type Candidate, type CandidateReason } from './candidates';
 import { describeTask, type TaskDescriptor } from './descriptor';
 import { fuseRankings, fusionCeiling, vectorQueryText } from './hybrid';
 import { vectorPool } from './vectors';
@@ -51,9 +51,24 @@ export function citationOf(snippet: { path: string; startLine: number; endLine: 
   return `${snippet.path}#L${snippet.startLine}-L${snippet.endLine}@${snippet.sha256}`;
 }
 
-type LiveFile =
+export type LiveFile =
   | { ok: true; sha256: string; lines: string[] }
   | { ok: false; reason: string };
+
+/** Each file read at most once per attempt: phrase checks and verification share the reads. */
+export class LiveFiles {
+  private reads = new Map<string, Promise<LiveFile>>();
+  constructor(private readonly context: SyncContext) {}
+
+  get(relativePath: string): Promise<LiveFile> {
+    let read = this.reads.get(relativePath);
+    if (!read) {
+      read = readLive(this.context, relativePath);
+      this.reads.set(relativePath, read);
+    }
+    return read;
+  }
+}
 
 /** Reads a file once for both its hash and its text; anything unusable says why. */
 async function readLive(context: SyncContext, relativePath: string): Promise<LiveFile> {
@@ -133,7 +148,8 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
       const modified = file?.modified ?? false;
       return { ...candidate, modified, score: score(candidate, modified, file?.tracked ?? false) };
     }).sort(compareScored);
-    let candidates: Array<Scored & { modified: boolean }> = scoreAll(collectCandidates(context.store, descriptor, Math.max(64, limit * 8), files));
+    const live = new LiveFiles(context);
+    let candidates: Array<Scored & { modified: boolean }> = scoreAll(await collectCandidates(context.store, descriptor, Math.max(64, limit * 8), files, live));
     if (semantic) {
       const hybrid = await hybridRanking(context, descriptor, candidates, limit);
       manifest.ranking = hybrid.ranking;
@@ -141,7 +157,7 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
       if (hybrid.candidates) candidates = scoreAll(hybrid.candidates);
     }
     const { kept, cut } = relevanceCut(candidates, descriptor);
-    const verification = await verifyCandidates(context, kept, limit, budget, state.head);
+    const verification = await verifyCandidates(kept, limit, budget, state.head, files, live);
     for (const candidate of cut) {
       const file = files.get(candidate.snippet.path);
       verification.entries.push(entryFor(candidate, false, 'low-relevance', candidate.modified, file?.gitHead ?? state.head));
@@ -232,18 +248,22 @@ export async function resyncOne(context: SyncContext, relativePath: string): Pro
   if (outcome.kind !== 'indexed') context.store.removeFile(relativePath);
 }
 
-async function verifyCandidates(context: SyncContext, candidates: Array<Scored & { modified: boolean }>, limit: number, budget: number, head: string | null) {
-  const live = new Map<string, LiveFile>();
+/** Files read ahead beyond the result limit, for candidates that overlap or repeat. */
+const prefetchExtra = 4;
+
+async function verifyCandidates(candidates: Array<Scored & { modified: boolean }>, limit: number, budget: number, head: string | null, files: FileIndex, live: LiveFiles) {
   const results: VerifiedSnippet[] = [];
   const entries: ManifestEntry[] = [];
   const invalidated: ManifestEntry[] = [];
   const changedPaths: string[] = [];
   const seenText = new Set<string>();
   let usedTokens = 0;
+  // The files of the likely results are read concurrently (each read is several round trips to
+  // the file system); any other file is read when its turn comes.
+  for (const candidate of candidates.slice(0, limit + prefetchExtra)) void live.get(candidate.snippet.path);
   for (const candidate of candidates) {
     const { snippet } = candidate;
-    const file = context.store.file(snippet.path);
-    const gitCommit = file?.gitHead ?? head;
+    const gitCommit = files.get(snippet.path)?.gitHead ?? head;
     if (results.length >= limit) {
       entries.push(entryFor(candidate, false, 'over-limit', candidate.modified, gitCommit));
       continue;
@@ -253,11 +273,7 @@ async function verifyCandidates(context: SyncContext, candidates: Array<Scored &
       entries.push(entryFor(candidate, false, 'overlap', candidate.modified, gitCommit));
       continue;
     }
-    let liveFile = live.get(snippet.path);
-    if (!liveFile) {
-      liveFile = await readLive(context, snippet.path);
-      live.set(snippet.path, liveFile);
-    }
+    const liveFile = await live.get(snippet.path);
     if (!liveFile.ok) {
       const entry = entryFor(candidate, false, liveFile.reason, candidate.modified, gitCommit);
       entries.push(entry);
@@ -301,12 +317,6 @@ async function verifyCandidates(context: SyncContext, candidates: Array<Scored &
   return { results, entries, changedPaths, invalidated };
 }
 
-/** The words of `literal`, in order, anywhere in `text` — across line breaks, comment markers and quotes. */
-function containsLiteral(text: string, literal: string): boolean {
-  if (text.toLowerCase().includes(literal.toLowerCase())) return true;
-  const words = (value: string) => ` ${(value.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).join(' ')} `;
-  return words(text).includes(words(literal));
-}
 
 function overlapsByHalf(a: { path: string; startLine: number; endLine: number }, b: SnippetRow): boolean {
   if (a.path !== b.path) return false;
