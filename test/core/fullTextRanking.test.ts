@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { collectCandidates, conjunctiveFilter, fullTextTerms, rankedQuery, selectiveTerms, termStatistics, type TermStatistics } from '../../src/core/retrieval/candidates';
+import { describeTask } from '../../src/core/retrieval/descriptor';
+import { bm25, bm25Idf, bm25WithIdf } from '../../src/core/store';
+import { Fixture, openEngine } from './fixtures';
+
+const fixtures: Fixture[] = [];
+after(() => {
+  for (const fixture of fixtures) fixture.cleanup();
+});
+
+function project(files: Record<string, string>): Fixture {
+  const fixture = new Fixture(files);
+  fixtures.push(fixture);
+  return fixture;
+}
+
+/** Forty files mentioning `quokka` 1..40 times, some also `ledger`, one `zebra` once. */
+function corpus(): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let index = 1; index <= 40; index++) {
+    const words = Array.from({ length: index }, () => 'quokka').join(' ');
+    files[`notes/n${index}.md`] = `# note ${index}\n\n${words}\n${index % 3 === 0 ? 'the ledger of quokka sightings\n' : ''}${index === 7 ? 'one zebra\n' : ''}`;
+  }
+  return files;
+}
+
+describe('full-text ranking', () => {
+  test('bm25 from known document counts (matchinfo pcaly) equals bm25 from FTS4 totals (pcnalx)', async () => {
+    const engine = await openEngine(project(corpus()).root);
+    await engine.sync();
+    const rows = engine.store.database.exec("SELECT matchinfo(search_index, 'pcnalx'), matchinfo(search_index, 'pcaly') FROM search_index WHERE search_index MATCH ?", ['quokka OR ledger OR path:notes'])[0].values;
+    assert.ok(rows.length >= 40);
+    for (const [withTotals, withoutTotals] of rows) {
+      const x = new Uint32Array((withTotals as Uint8Array).slice().buffer);
+      const y = new Uint32Array((withoutTotals as Uint8Array).slice().buffer);
+      const [phrases, columns, documents] = [x[0], x[1], x[2]];
+      const idf: number[] = [];
+      for (let phrase = 0; phrase < phrases; phrase++) {
+        for (let column = 0; column < columns; column++) idf.push(bm25Idf(documents, x[3 + 2 * columns + 3 * (column + phrase * columns) + 2]));
+      }
+      const weights = [1, 2, 1.5];
+      assert.ok(Math.abs(bm25(x, weights) - bm25WithIdf(y, idf, weights)) < 1e-9);
+    }
+    await engine.close();
+  });
+
+  test('rankFullText keeps the best rows in order and scores the included ones whatever their rank', async () => {
+    const engine = await openEngine(project(corpus()).root);
+    await engine.sync();
+    const all = engine.store.fullText('"quokka"', 1000);
+    assert.ok(all.length >= 40);
+    const statistics = termStatistics(engine.store, fullTextTerms(['quokka']));
+    const query = rankedQuery(selectiveTerms(statistics), statistics);
+    const lowest = all[all.length - 1];
+    const { hits, included } = engine.store.rankFullText(query, 3, [lowest.rowid]);
+    assert.deepEqual(hits.map((hit) => hit.rowid), all.slice(0, 3).map((hit) => hit.rowid));
+    for (const [index, hit] of hits.entries()) assert.ok(Math.abs(hit.bm25 - all[index].bm25) < 1e-9);
+    assert.ok(Math.abs((included.get(lowest.rowid) ?? -1) - lowest.bm25) < 1e-9, 'the included low-ranked row carries its own score');
+    await engine.close();
+  });
+
+  test('term counts are reused until the index changes', async () => {
+    const fixture = project({ 'a.md': 'a quokka here\n' });
+    const engine = await openEngine(fixture.root);
+    await engine.sync();
+    const count = () => termStatistics(engine.store, fullTextTerms(['quokka'])).termDocuments.get('"quokka"')?.[0];
+    assert.equal(count(), 1);
+    assert.equal(count(), 1);
+    fixture.write('b.md', 'another quokka\n');
+    await engine.sync();
+    assert.equal(count(), 2, 'a new chunk holding the word is counted after the sync');
+    await engine.close();
+  });
+});
+
+describe('the conjunctive filter', () => {
+  const statistics = (counts: Record<string, number>): TermStatistics => {
+    const words = Object.keys(counts);
+    return {
+      documents: 100_000,
+      termDocuments: new Map(words.map((word) => [`"${word}"`, [counts[word], 0, 0]])),
+      weights: new Map(),
+      terms: words.map((word) => `"${word}"`),
+      termWords: new Map(words.map((word, index) => [`"${word}"`, [index]])),
+    };
+  };
+
+  test('a single word, or only rare words, scores every match', () => {
+    const one = statistics({ upload: 4000 });
+    assert.equal(conjunctiveFilter(selectiveTerms(one), one), undefined);
+    const rare = statistics({ kaviogrerk: 40, brenem: 90 });
+    assert.equal(conjunctiveFilter(selectiveTerms(rare), rare), undefined);
+  });
+
+  test('rare words count alone; common ones only with the rarest common word', () => {
+    const mixed = statistics({ snapshot: 3000, kaviogrerk: 40, widget: 4500, upload: 2000 });
+    const filter = conjunctiveFilter(selectiveTerms(mixed), mixed);
+    assert.ok(filter);
+    assert.equal(filter.expression, '("kaviogrerk") OR (("upload") AND ("snapshot" OR "widget"))');
+    // matchinfo numbers phrases in the order they appear; the idf list must follow it.
+    assert.deepEqual(filter.phrases.map((phrase) => phrase.expression), filter.expression.match(/"[^"]+"/g));
+    const query = rankedQuery(filter, mixed);
+    assert.equal(query.idf.length, filter.phrases.length * 3);
+    assert.ok(query.idf[0] > query.idf[3], 'the rare word weighs more than a common one');
+  });
+});
+
+describe('phrases', () => {
+  const files = {
+    'src/raise.py': 'def check(value):\n    raise ValueError("refusing to compute the shared quokka ledger")\n',
+    'src/scrambled.py': 'def other():\n    # the quokka ledger: compute it, refusing nothing shared\n    return 1\n',
+    'src/elsewhere.py': 'def unrelated():\n    return "compute shared things"\n',
+  };
+
+  test('a phrase is found through its longest words and checked against the live text; the same words out of order do not count', async () => {
+    const engine = await openEngine(project(files).root);
+    await engine.sync();
+    const retrieval = await engine.search('"refusing to compute the shared quokka ledger"');
+    const phraseHits = retrieval.results.filter((result) => result.reason === 'exact-phrase').map((result) => result.path);
+    assert.deepEqual(phraseHits, ['src/raise.py']);
+    await engine.close();
+  });
+
+  test('the live-text check and FTS4\'s own phrase query agree', async () => {
+    const engine = await openEngine(project(files).root);
+    await engine.sync();
+    const descriptor = describeTask('"refusing to compute the shared quokka ledger"');
+    const withoutLive = await collectCandidates(engine.store, descriptor, 64);
+    const live = {
+      get: async (relativePath: string) => {
+        const text = files[relativePath as keyof typeof files];
+        const row = engine.store.file(relativePath);
+        return text !== undefined && row ? { ok: true as const, sha256: row.sha256, lines: text.split('\n') } : { ok: false as const, reason: 'deleted' };
+      },
+    };
+    const withLive = await collectCandidates(engine.store, descriptor, 64, undefined, live);
+    const phrasePaths = (candidates: typeof withLive) => candidates.filter((candidate) => candidate.reason === 'exact-phrase').map((candidate) => candidate.snippet.path).sort();
+    assert.deepEqual(phrasePaths(withLive), phrasePaths(withoutLive));
+    assert.deepEqual(phrasePaths(withLive), ['src/raise.py']);
+    await engine.close();
+  });
+});
