@@ -354,8 +354,9 @@ export function containsLiteral(text: string, literal: string): boolean {
   return words(text).includes(words(literal));
 }
 
-/** Chunks holding at most this many of a phrase's probe words are checked against the live text. */
-const maxPhraseChecks = 16;
+/** Chunks holding a phrase's probe words are checked against the live text when there are at most this many, in this many files. */
+const maxPhraseChunks = 64;
+const maxPhraseFiles = 16;
 
 /**
  * Chunks that hold `phrase`. FTS4 answers a phrase query by reading the position lists of every
@@ -373,17 +374,21 @@ async function phraseRows(store: IndexStore, phrase: string, poolSize: number, l
   const content = [...new Set(words)].filter((word) => !stopwords.has(word)).sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
   if (!live || words.length < 3 || content.length < 2) return exact();
   // The three longest words first (long words tend to be rare); then all of them.
-  let rowids: number[] = [];
+  let rows: SnippetRow[] = [];
   for (const probe of content.length > 3 ? [content.slice(0, 3), content] : [content]) {
+    let rowids: number[];
     try {
-      rowids = store.matchingRowids(quoted(probe).join(' '), maxPhraseChecks + 1);
+      rowids = store.matchingRowids(quoted(probe).join(' '), maxPhraseChunks + 1);
     } catch {
       return exact();
     }
-    if (rowids.length <= maxPhraseChecks) break;
+    // No chunk holds all the probe words: none holds the phrase.
+    if (rowids.length === 0) return [];
+    rows = rowids.length <= maxPhraseChunks ? store.snippetsByRowid(rowids) : [];
+    if (rows.length > 0 && new Set(rows.map((row) => row.path)).size <= maxPhraseFiles) break;
+    rows = [];
   }
-  if (rowids.length > maxPhraseChecks) return exact();
-  const rows = store.snippetsByRowid(rowids);
+  if (rows.length === 0) return exact();
   const texts = await Promise.all(rows.map((row) => live.get(row.path)));
   return rows.filter((row, index) => {
     const file = texts[index];
