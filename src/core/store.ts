@@ -193,9 +193,12 @@ export class IndexStore {
 
   private configure(): void {
     // Deleted rows are zeroed so nothing removed from the index lingers in free pages. The
-    // database lives in memory and is persisted by export, so the rollback journal can stay in
-    // memory too: sql.js would otherwise copy every journal page through its emulated file system.
+    // database lives in memory and is persisted by export, so the rollback journal stays in
+    // memory too (sql.js would otherwise copy every journal page through its emulated file
+    // system), until the database is large: see `fitJournal`. The connection is the file's only
+    // user, so it holds the lock and keeps its page cache between transactions.
     this.db.exec('PRAGMA secure_delete = ON; PRAGMA foreign_keys = OFF; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144; PRAGMA locking_mode = EXCLUSIVE;');
+    this.journal = 'memory';
     // The same tokenizer as the index, to count tokens exactly (see dropSearchRows).
     this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.pk_tokenizer USING fts3tokenize('unicode61', 'tokenchars=_')`);
     // bm25 inside SQLite, so ranking a full-text query does not copy every matching row out.
@@ -212,6 +215,23 @@ export class IndexStore {
       if (typeof docid === 'number' && ranking.include.has(docid)) ranking.included.set(docid, score);
       return score;
     });
+  }
+
+  private journal: 'memory' | 'truncate' = 'memory';
+
+  /**
+   * SQLite's memory journal lives in the WebAssembly heap (2 GB with the page cache), and one
+   * FTS4 merge in a large index journals every page it frees (secure_delete zeroes them): at
+   * 50,000 files that ran out of memory. Past `fileJournalBytes` the journal becomes a file in
+   * sql.js's in-memory file system (JavaScript memory), slower but unbounded. Called outside
+   * transactions only.
+   */
+  private fitJournal(): void {
+    const bytes = this.byteSize();
+    const wanted = bytes > fileJournalBytes ? 'truncate' : 'memory';
+    if (wanted === this.journal) return;
+    this.db.exec(`PRAGMA journal_mode = ${wanted.toUpperCase()}`);
+    this.journal = wanted;
   }
 
   private statement(sql: string): Statement {
@@ -252,6 +272,7 @@ export class IndexStore {
    */
   private transaction<T>(work: () => T): T {
     const nested = this.batchDepth > 0;
+    if (!nested) this.fitJournal();
     this.db.exec(nested ? 'SAVEPOINT file_change' : 'BEGIN');
     try {
       const result = work();
@@ -272,6 +293,7 @@ export class IndexStore {
    */
   async batch<T>(work: () => Promise<T>): Promise<T> {
     if (this.batchDepth > 0) return work();
+    this.fitJournal();
     this.db.exec('BEGIN');
     this.batchDepth++;
     try {
@@ -288,6 +310,7 @@ export class IndexStore {
 
   /** Merges the full-text index into one segment: smaller and faster to query. */
   optimizeSearchIndex(): void {
+    this.fitJournal();
     this.db.exec("INSERT INTO search_index(search_index) VALUES ('optimize')");
     this.dirtySincePersist = true;
   }
@@ -315,11 +338,15 @@ export class IndexStore {
   /** Writes the database atomically (temp file + rename). */
   async persist(): Promise<void> {
     if (!this.dbPath || !this.dirtySincePersist) return;
-    // Free pages (zeroed by secure_delete) would otherwise be written out; compact when they are many.
+    // Free pages (zeroed by secure_delete) would otherwise be written out; compact when they are
+    // many. VACUUM builds its copy in the WebAssembly heap, so a very large index keeps its free
+    // pages for later writes instead.
     const pages = this.db.exec('PRAGMA page_count')[0].values[0][0] as number;
     const free = this.db.exec('PRAGMA freelist_count')[0].values[0][0] as number;
-    if (free > 64 && free * 10 > pages) {
+    const pageSize = this.db.exec('PRAGMA page_size')[0].values[0][0] as number;
+    if (free > 64 && free * 10 > pages && pages * pageSize <= maxVacuumBytes) {
       this.clearStatements();
+      this.fitJournal();
       this.db.exec('VACUUM');
       this.configure();
     }
@@ -681,6 +708,12 @@ function readVarints(blob: Uint8Array): number[] {
   }
   return values;
 }
+
+/** Above this size the rollback journal is a file in sql.js's file system instead of WebAssembly memory. */
+const fileJournalBytes = 256 * 1024 * 1024;
+
+/** Above this size the database is not vacuumed (VACUUM's copy must fit the 2 GB WebAssembly heap). */
+const maxVacuumBytes = 512 * 1024 * 1024;
 
 /** bm25 column weights, in `search_index` column order: body, path, idents. */
 const fullTextWeights = [1.0, 2.0, 1.5];
