@@ -68,6 +68,27 @@ export class FileTooLargeError extends Error {
   }
 }
 
+/**
+ * Reads a whole file in pieces into one buffer. `fs.readFile` refuses files over 2 GiB, and an
+ * index of 50,000 files is larger: it would be discarded as unreadable and rebuilt on every open.
+ */
+export async function readWhole(absolutePath: string, pieceBytes = 64 * 1024 * 1024): Promise<Uint8Array> {
+  const handle = await fs.promises.open(absolutePath, fs.constants.O_RDONLY);
+  try {
+    const { size } = await handle.stat();
+    const bytes = Buffer.allocUnsafe(size);
+    let offset = 0;
+    while (offset < size) {
+      const { bytesRead } = await handle.read(bytes, offset, Math.min(pieceBytes, size - offset), offset);
+      if (bytesRead === 0) break;
+      offset += bytesRead;
+    }
+    return bytes.subarray(0, offset);
+  } finally {
+    await handle.close();
+  }
+}
+
 export const nodeFileSystem: FileSystemHost = {
   async lstat(absolutePath) {
     return toStat(await fs.promises.lstat(absolutePath));
@@ -98,7 +119,7 @@ export const nodeFileSystem: FileSystemHost = {
     }
   },
   async readBinary(absolutePath) {
-    return fs.promises.readFile(absolutePath);
+    return readWhole(absolutePath);
   },
   async writeFileAtomic(absolutePath, bytes) {
     const temporary = `${absolutePath}.${process.pid}.${Date.now()}.tmp`;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { ProjectEngine } from '../../src/core/engine';
-import { nodePorts, type EnginePorts } from '../../src/core/ports';
+import { nodePorts, readWhole, type EnginePorts } from '../../src/core/ports';
 import { Fixture, numberedLines, openEngine, recordingPorts, tempFile } from './fixtures';
 
 const fixtures: Fixture[] = [];
@@ -241,6 +241,18 @@ describe('persistence', () => {
     const report = await second.sync();
     assert.equal(report.read, 0);
     await second.close();
+  });
+
+  test('the stored index is read in pieces, so one over 2 GiB (which fs.readFile refuses) still opens', async () => {
+    const project = fixture({ 'a.ts': numberedLines(400) });
+    const dbPath = tempFile('index.sqlite');
+    const first = await openEngine(project.root, { dbPath });
+    await first.sync();
+    await first.close();
+    const whole = fs.readFileSync(dbPath);
+    const pieces = await readWhole(dbPath, 4096);
+    assert.ok(whole.length > 4096 * 3, 'the file spans several pieces');
+    assert.ok(Buffer.from(pieces).equals(whole));
   });
 
   test('a corrupt, truncated or older-schema database is discarded with a logged reason', async () => {
