@@ -355,8 +355,8 @@ export function containsLiteral(text: string, literal: string): boolean {
 }
 
 /** Chunks holding a phrase's probe words are checked against the live text when there are at most this many, in this many files. */
-const maxPhraseChunks = 64;
-const maxPhraseFiles = 16;
+const maxPhraseChunks = 32;
+const maxPhraseFiles = 8;
 
 /**
  * Chunks that hold `phrase`. FTS4 answers a phrase query by reading the position lists of every
