@@ -362,8 +362,9 @@ const maxPhraseFiles = 8;
  * Chunks that hold `phrase`. FTS4 answers a phrase query by reading the position lists of every
  * word in it, and the short common ones (`to`, `for`, `the`) have the longest lists. So the
  * chunks holding the phrase's three longest other words (then all of them) are found first,
- * which reads only their lists, and when there are few, each is checked against its live text or its path (the text
- * verification reads anyway). With many, or no live reader, FTS4 runs the phrase query itself.
+ * which reads only their lists, and when there are few, each is checked against its live text
+ * (which verification reads anyway) or its path. With many, or no live reader, FTS4 runs the
+ * phrase query itself.
  * A chunk whose file changed since indexing is kept: verification re-indexes it and asks again.
  */
 async function phraseRows(store: IndexStore, phrase: string, poolSize: number, live: LiveReader | undefined): Promise<SnippetRow[]> {

@@ -317,7 +317,6 @@ async function verifyCandidates(candidates: Array<Scored & { modified: boolean }
   return { results, entries, changedPaths, invalidated };
 }
 
-
 function overlapsByHalf(a: { path: string; startLine: number; endLine: number }, b: SnippetRow): boolean {
   if (a.path !== b.path) return false;
   const overlap = Math.min(a.endLine, b.endLine) - Math.max(a.startLine, b.startLine) + 1;
