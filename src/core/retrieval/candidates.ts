@@ -160,8 +160,9 @@ class RequestRelevance {
   constructor(private readonly store: IndexStore, private readonly wordTerms: WordTerms[]) {}
 
   /**
-   * Scores the chunks worth ranking (`conjunctiveFilter`) and the `include`d ones; keeps the
-   * best `poolSize` as hits. With fewer than `minimumHits` from the filter, every match is scored.
+   * Scores the chunks worth ranking (`conjunctiveFilter`), the `include`d ones among them too,
+   * and keeps the best `poolSize` as hits. With fewer than `minimumHits` from the filter, every
+   * match is scored. An included chunk outside the filter (one common word of several) scores 0.
    */
   run(poolSize: number, include: number[] = []): void {
     if (this.wordTerms.length === 0) return;
