@@ -221,9 +221,9 @@ export class IndexStore {
 
   /**
    * SQLite's memory journal lives in the WebAssembly heap (2 GB with the page cache), and one
-   * FTS4 merge in a large index journals every page it frees (secure_delete zeroes them): at
-   * 50,000 files that ran out of memory. Past `fileJournalBytes` the journal becomes a file in
-   * sql.js's in-memory file system (JavaScript memory), slower but unbounded. Called outside
+   * FTS4 merge in a large index journals every page it frees (secure_delete zeroes them); a
+   * 50,000-file cold index ran out of memory. Past `fileJournalBytes` the journal becomes a file
+   * in sql.js's in-memory file system (JavaScript memory), slower but unbounded. Called outside
    * transactions only.
    */
   private fitJournal(): void {
