@@ -45,7 +45,7 @@ export class IndexService implements vscode.Disposable {
   private readonly onDidChangeManifestEmitter = new vscode.EventEmitter<Manifest>();
   readonly onDidChangeManifest = this.onDidChangeManifestEmitter.event;
   lastManifest: Manifest | undefined;
-  private readonly progressWaiters = new Map<string, (progress: SyncProgress) => void>();
+  private readonly progressWaiters = new Map<string, (key: string, progress: SyncProgress) => void>();
 
   constructor(private readonly extensionContext: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
     this.client = new EngineClient(path.join(extensionContext.extensionPath, 'dist', 'worker.js'), {
@@ -255,7 +255,7 @@ export class IndexService implements vscode.Disposable {
 
   private onProgressReport(listener: (key: string, progress: SyncProgress) => void): vscode.Disposable {
     const id = `${Date.now()}-${Math.random()}`;
-    this.progressWaiters.set(id, (progress) => listener((progress as SyncProgress & { key: string }).key, progress));
+    this.progressWaiters.set(id, listener);
     return new vscode.Disposable(() => this.progressWaiters.delete(id));
   }
 
@@ -263,7 +263,7 @@ export class IndexService implements vscode.Disposable {
     const status = this.folders.get(key);
     if (!status) return;
     status.progress = progress;
-    for (const waiter of this.progressWaiters.values()) waiter({ ...progress, key } as SyncProgress & { key: string });
+    for (const waiter of this.progressWaiters.values()) waiter(key, progress);
     this.changed();
   }
 
