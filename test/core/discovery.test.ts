@@ -2,21 +2,15 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { canonicalRoot, discover, RootRefusedError } from '../../src/core/discovery';
 import { IgnoreRules } from '../../src/core/ignoreRules';
 import { defaultBounds } from '../../src/core/options';
 import { nodePorts } from '../../src/core/ports';
-import { Fixture, numberedLines } from './fixtures';
+import { fixtureFactory, numberedLines } from './fixtures';
 
 const ports = nodePorts();
-const fixtures: Fixture[] = [];
-function fixture(files: Record<string, string | Uint8Array> = {}): Fixture {
-  const created = new Fixture(files);
-  fixtures.push(created);
-  return created;
-}
-after(() => fixtures.forEach((created) => created.cleanup()));
+const fixture = fixtureFactory();
 
 describe('root refusal', () => {
   test('refuses the filesystem root with one line', async () => {

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { after } from 'node:test';
 import { ProjectEngine, type OpenEngineOptions } from '../../src/core/engine';
 import { nodePorts, type EnginePorts } from '../../src/core/ports';
 
@@ -52,6 +53,17 @@ export class Fixture {
   cleanup(): void {
     fs.rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+/** `fixture(files)` for one test file: each folder it creates is removed after that file's tests. */
+export function fixtureFactory(): (files?: Record<string, string | Uint8Array>) => Fixture {
+  const created: Fixture[] = [];
+  after(() => created.forEach((fixture) => fixture.cleanup()));
+  return (files = {}) => {
+    const fixture = new Fixture(files);
+    created.push(fixture);
+    return fixture;
+  };
 }
 
 export function tempFile(name: string): string {

@@ -1,20 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { collectCandidates, conjunctiveFilter, fullTextTerms, rankedQuery, selectiveTerms, termStatistics, type TermStatistics } from '../../src/core/retrieval/candidates';
 import { describeTask } from '../../src/core/retrieval/descriptor';
 import { bm25, bm25Idf, bm25WithIdf } from '../../src/core/store';
-import { Fixture, openEngine } from './fixtures';
+import { fixtureFactory, openEngine } from './fixtures';
 
-const fixtures: Fixture[] = [];
-after(() => {
-  for (const fixture of fixtures) fixture.cleanup();
-});
-
-function project(files: Record<string, string>): Fixture {
-  const fixture = new Fixture(files);
-  fixtures.push(fixture);
-  return fixture;
-}
+const project = fixtureFactory();
 
 /** Forty files mentioning `quokka` 1..40 times, some also `ledger`, one `zebra` once. */
 function corpus(): Record<string, string> {

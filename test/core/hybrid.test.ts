@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { ProjectEngine } from '../../src/core/engine';
 import type { Candidate } from '../../src/core/retrieval/candidates';
 import { fuseRankings, fusionCeiling } from '../../src/core/retrieval/hybrid';
@@ -13,7 +13,7 @@ import type { SyncContext } from '../../src/core/sync';
 import * as path from 'node:path';
 import { RegexParser } from '../../src/core/parsing/regexParser';
 import { TreeSitterParser } from '../../src/core/parsing/treeSitterParser';
-import { Fixture, openEngine as openPlainEngine, recordingPorts } from './fixtures';
+import { fixtureFactory, openEngine as openPlainEngine, recordingPorts } from './fixtures';
 
 const repository = path.resolve(__dirname, '..', '..', '..');
 /** Engines with structural parsers, so declarations (and exact tiers) exist. */
@@ -25,13 +25,7 @@ const openEngine: typeof openPlainEngine = (root, extra = {}) => openPlainEngine
   ...extra,
 });
 
-const fixtures: Fixture[] = [];
-function fixture(files: Record<string, string> = {}): Fixture {
-  const created = new Fixture(files);
-  fixtures.push(created);
-  return created;
-}
-after(() => fixtures.forEach((created) => created.cleanup()));
+const fixture = fixtureFactory();
 
 const project: Record<string, string> = {
   'src/cookies.ts': [

@@ -1,15 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { describeTask } from '../../src/core/retrieval/descriptor';
-import { Fixture, numberedLines, openEngine } from './fixtures';
+import { fixtureFactory, numberedLines, openEngine } from './fixtures';
 
-const fixtures: Fixture[] = [];
-function fixture(files: Record<string, string | Uint8Array> = {}): Fixture {
-  const created = new Fixture(files);
-  fixtures.push(created);
-  return created;
-}
-after(() => fixtures.forEach((created) => created.cleanup()));
+const fixture = fixtureFactory();
 
 const cookieSource = [
   'export function parseCookieHeader(header: string): Map<string, string> {',

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { collectCandidates, exactTierFloor, tierScores } from '../../src/core/retrieval/candidates';
 import { describeTask } from '../../src/core/retrieval/descriptor';
 import { RegexParser } from '../../src/core/parsing/regexParser';
 import { TreeSitterParser } from '../../src/core/parsing/treeSitterParser';
-import { Fixture, numberedLines, openEngine } from './fixtures';
+import { fixtureFactory, numberedLines, openEngine } from './fixtures';
 
 const repository = path.resolve(__dirname, '..', '..', '..');
 const parsers = () => [
@@ -13,13 +13,7 @@ const parsers = () => [
   new RegexParser(),
 ];
 
-const fixtures: Fixture[] = [];
-function fixture(files: Record<string, string> = {}): Fixture {
-  const created = new Fixture(files);
-  fixtures.push(created);
-  return created;
-}
-after(() => fixtures.forEach((created) => created.cleanup()));
+const fixture = fixtureFactory();
 
 const python = {
   'pkg/cookies.py': [

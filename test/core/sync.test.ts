@@ -1,17 +1,11 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ProjectEngine } from '../../src/core/engine';
 import { nodePorts, readWhole, type EnginePorts } from '../../src/core/ports';
-import { Fixture, numberedLines, openEngine, recordingPorts, tempFile } from './fixtures';
+import { fixtureFactory, numberedLines, openEngine, recordingPorts, tempFile } from './fixtures';
 
-const fixtures: Fixture[] = [];
-function fixture(files: Record<string, string | Uint8Array> = {}): Fixture {
-  const created = new Fixture(files);
-  fixtures.push(created);
-  return created;
-}
-after(() => fixtures.forEach((created) => created.cleanup()));
+const fixture = fixtureFactory();
 
 function currentRows(engine: ProjectEngine) {
   return engine.store.allCurrentSnippets().map((row) => ({ id: row.id, path: row.path, fileHash: row.fileHash, startLine: row.startLine, endLine: row.endLine, tokens: row.tokens, chunkKind: row.chunkKind, symbolId: row.symbolId }));
