@@ -587,11 +587,6 @@ export class IndexStore {
     return this.all(`SELECT ${snippetColumns} FROM project_snippets WHERE name IN (${unique.map(() => '?').join(',')}) AND stale = 0 AND symbol_id IS NOT NULL ORDER BY path, start_line, id`, unique).map(toSnippet);
   }
 
-  /** Declarations whose name equals `name` ignoring case (the fallback tier). */
-  declarationSnippetsIgnoringCase(name: string): SnippetRow[] {
-    return this.all(`SELECT ${snippetColumns} FROM project_snippets WHERE lower(name) = lower(?) AND stale = 0 AND symbol_id IS NOT NULL ORDER BY path, start_line, id LIMIT 64`, [name]).map(toSnippet);
-  }
-
   symbols(): SymbolRow[] {
     return this.all('SELECT symbol_id, path, name, qualified_name, kind, start_line, end_line, signature, parent, file_hash FROM project_symbols ORDER BY path, start_line, qualified_name').map((row) => ({
       symbolId: row[0] as string, path: row[1] as string, name: row[2] as string, qualifiedName: row[3] as string, kind: row[4] as string,
@@ -726,8 +721,6 @@ export function bm25(info: Uint32Array, weights: number[]): number {
   const averageLengthOffset = 3;
   const lengthOffset = averageLengthOffset + columnCount;
   const hitsOffset = lengthOffset + columnCount;
-  const k1 = 1.2;
-  const b = 0.75;
   let score = 0;
   for (let phrase = 0; phrase < phraseCount; phrase++) {
     for (let column = 0; column < columnCount; column++) {
@@ -735,11 +728,7 @@ export function bm25(info: Uint32Array, weights: number[]): number {
       const hitsHere = info[base];
       const documentsWithHits = info[base + 2];
       if (hitsHere === 0) continue;
-      const idf = bm25Idf(documentCount, documentsWithHits);
-      const length = info[lengthOffset + column];
-      const average = Math.max(1, info[averageLengthOffset + column]);
-      const frequency = (hitsHere * (k1 + 1)) / (hitsHere + k1 * (1 - b + (b * length) / average));
-      score += (weights[column] ?? 1) * idf * frequency;
+      score += (weights[column] ?? 1) * bm25Idf(documentCount, documentsWithHits) * bm25Frequency(hitsHere, info[lengthOffset + column], info[averageLengthOffset + column]);
     }
   }
   return score;
@@ -752,20 +741,23 @@ export function bm25WithIdf(info: Uint32Array, idf: number[], weights: number[])
   const averageLengthOffset = 2;
   const lengthOffset = averageLengthOffset + columnCount;
   const hitsOffset = lengthOffset + columnCount;
-  const k1 = 1.2;
-  const b = 0.75;
   let score = 0;
   for (let phrase = 0; phrase < phraseCount; phrase++) {
     for (let column = 0; column < columnCount; column++) {
       const hitsHere = info[hitsOffset + phrase * columnCount + column];
       const weight = idf[phrase * columnCount + column] ?? 0;
       if (hitsHere === 0 || weight === 0) continue;
-      const length = info[lengthOffset + column];
-      const average = Math.max(1, info[averageLengthOffset + column]);
-      score += (weights[column] ?? 1) * weight * (hitsHere * (k1 + 1)) / (hitsHere + k1 * (1 - b + (b * length) / average));
+      score += (weights[column] ?? 1) * weight * bm25Frequency(hitsHere, info[lengthOffset + column], info[averageLengthOffset + column]);
     }
   }
   return score;
+}
+
+/** bm25's saturated term frequency for a column holding `hits` of the term in `length` tokens (k1 = 1.2, b = 0.75). */
+function bm25Frequency(hits: number, length: number, averageLength: number): number {
+  const k1 = 1.2;
+  const b = 0.75;
+  return (hits * (k1 + 1)) / (hits + k1 * (1 - b + (b * length) / Math.max(1, averageLength)));
 }
 
 /** bm25's idf for a column where `withTerm` of `documents` rows hold the term. */

@@ -371,8 +371,7 @@ const maxPhraseFiles = 8;
 async function phraseRows(store: IndexStore, phrase: string, poolSize: number, live: LiveReader | undefined): Promise<SnippetRow[]> {
   const words = phraseTokens(phrase);
   if (words.length === 0) return [];
-  const quoted = (list: string[]) => list.map((word) => `"${word.replace(/"/g, '""')}"`);
-  const exact = () => store.snippetsByRowid(safeFullText(store, `"${words.map((word) => word.replace(/"/g, '""')).join(' ')}"`, poolSize).map((hit) => hit.rowid));
+  const exact = () => store.snippetsByRowid(safeFullText(store, ftsQuote(words.join(' ')), poolSize).map((hit) => hit.rowid));
   const content = [...new Set(words)].filter((word) => !stopwords.has(word)).sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
   if (!live || words.length < 3 || content.length < 2) return exact();
   // The three longest words first (long words tend to be rare); then all of them.
@@ -380,7 +379,7 @@ async function phraseRows(store: IndexStore, phrase: string, poolSize: number, l
   for (const probe of content.length > 3 ? [content.slice(0, 3), content] : [content]) {
     let rowids: number[];
     try {
-      rowids = store.matchingRowids(quoted(probe).join(' '), maxPhraseChunks + 1);
+      rowids = store.matchingRowids(probe.map(ftsQuote).join(' '), maxPhraseChunks + 1);
     } catch {
       return exact();
     }
