@@ -541,7 +541,7 @@ export function selectiveTerms(statistics: TermStatistics): SelectedTerm[] {
     });
   }
   if (kept.length > 0) return kept;
-  const total = (term: string) => Math.max(0, ...(statistics.termDocuments.get(term) ?? []));
+  const total = (term: string) => termDocumentsIn(statistics, whole(term));
   return statistics.terms.filter((term) => total(term) > 0).sort((a, b) => total(a) - total(b) || (a < b ? -1 : 1)).slice(0, 3).map(whole);
 }
 
