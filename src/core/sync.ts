@@ -11,7 +11,7 @@ import type { ParserChain } from './parsing/parserChain';
 import { FileTooLargeError, type EnginePorts, type FileStat } from './ports';
 import { embedIndexedChunks, fillMissingEmbeddings, type Embedder } from './retrieval/vectors';
 import type { FileRow, IndexStore, NewSnippet, SymbolRow } from './store';
-import { chunkTerms, estimateTokens, splitLines } from './tokens';
+import { chunkTerms, estimateTokens, lineOwners, ownText, splitLines } from './tokens';
 
 /** References kept per chunk: enough to explain a match, small enough to keep the database lean. */
 const maxStoredReferences = 8;
@@ -87,27 +87,6 @@ export async function buildRows(context: SyncContext, relativePath: string, text
     }
   }
   return { snippets, symbols: [...symbols.values()], parser: result.parser, parserReason: result.fallbackReason ?? null, parserVersion: context.parsers.version };
-}
-
-/**
- * Gives each line to the smallest chunk that contains it. A class chunk then indexes its header
- * and fields while each method indexes its own body, so nested declarations are not put into
- * the full-text index twice (the snippet ranges themselves are unchanged).
- */
-function lineOwners(chunks: ParsedChunk[], lineCount: number): Int32Array {
-  const owners = new Int32Array(lineCount + 1).fill(-1);
-  const bySize = chunks.map((chunk, index) => ({ chunk, index })).sort((a, b) => (a.chunk.endLine - a.chunk.startLine) - (b.chunk.endLine - b.chunk.startLine) || a.index - b.index);
-  for (const { chunk, index } of bySize) {
-    for (let line = Math.max(1, chunk.startLine); line <= Math.min(lineCount, chunk.endLine); line++) if (owners[line] === -1) owners[line] = index;
-  }
-  return owners;
-}
-
-/** The lines of a chunk that no smaller chunk owns: what the full-text index gets for it. */
-function ownText(lines: string[], owners: Int32Array, chunk: ParsedChunk, index: number): string {
-  const own: string[] = [];
-  for (let line = chunk.startLine; line <= chunk.endLine; line++) if (owners[line] === index) own.push(lines[line - 1] ?? '');
-  return own.join('\n');
 }
 
 function snippetRow(context: SyncContext, relativePath: string, fileHash: string, chunk: ParsedChunk, lines: string[], parser: string, imports: string | null, indexText: string): NewSnippet {

@@ -72,3 +72,30 @@ export function estimateTokens(text: string): number {
 export function splitLines(text: string): string[] {
   return text.split(/\r\n|\r|\n/);
 }
+
+/** A chunk's lines, 1-based and inclusive. */
+export interface LineRange {
+  startLine: number;
+  endLine: number;
+}
+
+/**
+ * Gives each line to the smallest chunk that contains it. A class chunk then indexes its header
+ * and fields while each method indexes its own body, so nested declarations are not put into
+ * the full-text index twice (the snippet ranges themselves are unchanged).
+ */
+export function lineOwners(chunks: ReadonlyArray<LineRange>, lineCount: number): Int32Array {
+  const owners = new Int32Array(lineCount + 1).fill(-1);
+  const bySize = chunks.map((chunk, index) => ({ chunk, index })).sort((a, b) => (a.chunk.endLine - a.chunk.startLine) - (b.chunk.endLine - b.chunk.startLine) || a.index - b.index);
+  for (const { chunk, index } of bySize) {
+    for (let line = Math.max(1, chunk.startLine); line <= Math.min(lineCount, chunk.endLine); line++) if (owners[line] === -1) owners[line] = index;
+  }
+  return owners;
+}
+
+/** The lines of a chunk that no smaller chunk owns: what the full-text index gets for it. */
+export function ownText(lines: string[], owners: Int32Array, chunk: LineRange, index: number): string {
+  const own: string[] = [];
+  for (let line = chunk.startLine; line <= chunk.endLine; line++) if (owners[line] === index) own.push(lines[line - 1] ?? '');
+  return own.join('\n');
+}

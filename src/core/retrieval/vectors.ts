@@ -20,7 +20,7 @@ import { sniffContent } from '../exclusion/contentRules';
 import { sha256Hex } from '../hashing';
 import type { IndexStore, SnippetRow } from '../store';
 import type { SyncContext } from '../sync';
-import { splitIdentifier, splitLines } from '../tokens';
+import { lineOwners, ownText, splitIdentifier, splitLines } from '../tokens';
 import { stemWord, stopwords } from './descriptor';
 
 export const embeddingDimensions = 256;
@@ -279,23 +279,16 @@ export async function backfillEmbeddings(context: SyncContext): Promise<number> 
 
 /**
  * The text sync indexed for each chunk of a file: the lines no smaller chunk holds (a class its
- * header, each method its body), as `buildRows` computes them — smallest chunk first, ties in
- * insertion (rowid) order — so vectors filled in later equal the ones computed at index time.
+ * header, each method its body), with the owners `buildRows` uses (`lineOwners`, rows in
+ * insertion order), so vectors filled in later equal the ones computed at index time.
  */
 export function ownTexts(lines: string[], rows: ReadonlyArray<Pick<SnippetRow, 'rowid' | 'startLine' | 'endLine'>>): Map<string, string> {
   const ordered = [...rows].sort((a, b) => a.rowid - b.rowid);
-  const owners = new Int32Array(lines.length + 1).fill(-1);
-  const bySize = ordered.map((row, index) => ({ row, index })).sort((a, b) => (a.row.endLine - a.row.startLine) - (b.row.endLine - b.row.startLine) || a.index - b.index);
-  for (const { row, index } of bySize) {
-    for (let line = Math.max(1, row.startLine); line <= Math.min(lines.length, row.endLine); line++) if (owners[line] === -1) owners[line] = index;
-  }
+  const owners = lineOwners(ordered, lines.length);
   const texts = new Map<string, string>();
   ordered.forEach((row, index) => {
     const key = `${row.startLine}-${row.endLine}`;
-    if (texts.has(key)) return;
-    const own: string[] = [];
-    for (let line = row.startLine; line <= row.endLine; line++) if (owners[line] === index) own.push(lines[line - 1] ?? '');
-    texts.set(key, own.join('\n'));
+    if (!texts.has(key)) texts.set(key, ownText(lines, owners, row, index));
   });
   return texts;
 }
