@@ -117,14 +117,12 @@ export class FeatureHashingEmbedder implements Embedder {
     const count = (feature: number, weight: number) => counts.set(feature, (counts.get(feature) ?? 0) + weight);
     let previousTerm: string | undefined;
     let previousHash = 0;
-    for (const match of text.matchAll(/[\p{L}\p{N}_$]+/gu)) {
-      for (const term of termsOfWord(match[0])) {
-        const hash = unigramHash(term);
-        count(hash, 1);
-        if (previousTerm !== undefined && previousTerm !== term) count(bigramHash(previousHash, hash), 0.5);
-        previousTerm = term;
-        previousHash = hash;
-      }
+    for (const term of embeddingTerms(text)) {
+      const hash = unigramHash(term);
+      count(hash, 1);
+      if (previousTerm !== undefined && previousTerm !== term) count(bigramHash(previousHash, hash), 0.5);
+      previousTerm = term;
+      previousHash = hash;
     }
     if (title) for (const term of embeddingTerms(title)) count(unigramHash(term), 3);
     const vector = new Float32Array(this.dimensions);
