@@ -594,12 +594,16 @@ export class IndexStore {
     }));
   }
 
-  /** Paths whose project-relative path or basename equals `text`. */
-  pathsMatching(text: string): { exact: string[]; basename: string[]; suffix: string[] } {
-    const exact = this.all('SELECT path FROM project_files WHERE path = ?', [text]).map((row) => row[0] as string);
-    const basename = this.all("SELECT path FROM project_files WHERE path = ? OR path LIKE ? ESCAPE '\\' ORDER BY path LIMIT 32", [text, `%/${text.replace(/[\\%_]/g, '\\$&')}`]).map((row) => row[0] as string);
-    const suffix = text.includes('/') ? basename.filter((path) => path !== text) : [];
-    return { exact, basename: text.includes('/') ? [] : basename, suffix };
+  /** Paths ending in `/tail` (at most 32, sorted). */
+  pathsEndingWith(tail: string): string[] {
+    return this.all("SELECT path FROM project_files WHERE path LIKE ? ESCAPE '\\' ORDER BY path LIMIT 32", [`%/${escapeLike(tail)}`])
+      .map((row) => row[0] as string).filter((path) => path.endsWith(`/${tail}`));
+  }
+
+  /** Paths holding `base` followed by an extension or a folder separator (at most 64, sorted): where a module may live. */
+  pathsContainingModule(base: string): string[] {
+    const escaped = escapeLike(base);
+    return this.all("SELECT path FROM project_files WHERE path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\' ORDER BY path LIMIT 64", [`%${escaped}.%`, `%${escaped}/%`]).map((row) => row[0] as string);
   }
 
   /**
@@ -679,6 +683,11 @@ function checkIntegrity(db: Database): void {
   const problems = (db.exec('PRAGMA quick_check')[0]?.values ?? []).map((row) => String(row[0]))
     .filter((message) => message !== 'ok' && message !== 'malformed inverted index for FTS4 table main.search_index');
   if (problems.length > 0) throw new Error(`integrity check failed: ${problems[0]}`);
+}
+
+/** `text` for a LIKE pattern with `ESCAPE '\'`: its `%`, `_` and `\` match themselves. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, '\\$&');
 }
 
 /** What the FTS `path` column holds for a file: its path with separators as spaces. */

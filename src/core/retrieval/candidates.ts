@@ -100,15 +100,12 @@ export class FileIndex {
 
   /** Paths ending in `/tail` (at most 32, sorted). */
   endingWith(tail: string): string[] {
-    const rows = this.store.database.exec("SELECT path FROM project_files WHERE path LIKE ? ESCAPE '\\' ORDER BY path LIMIT 32", [`%/${tail.replace(/[\\%_]/g, '\\$&')}`]);
-    return (rows[0]?.values ?? []).map((row) => row[0] as string).filter((path) => path.endsWith(`/${tail}`));
+    return this.store.pathsEndingWith(tail);
   }
 
   /** Paths whose last segments are `base` with any extension (at most 64, sorted). */
   modulePaths(base: string): string[] {
-    const escaped = base.replace(/[\\%_]/g, '\\$&');
-    const rows = this.store.database.exec("SELECT path FROM project_files WHERE path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\' ORDER BY path LIMIT 64", [`%${escaped}.%`, `%${escaped}/%`]);
-    return (rows[0]?.values ?? []).map((row) => row[0] as string);
+    return this.store.pathsContainingModule(base);
   }
 }
 
