@@ -1,7 +1,8 @@
-import type { Database, SqlValue, Statement } from 'sql.js';
+import type { Database, SqlJsStatic, SqlValue, Statement } from 'sql.js';
+import { ColumnLengths } from './columnLengths';
 import type { ExclusionReason } from './exclusion/reasons';
 import type { EnginePorts } from './ports';
-import { loadSqlite } from './sqlite';
+import { declareRowFunction, loadSqlite, withRowFunction } from './sqlite';
 import { buildVocabulary, decodeWords, encodeWords } from './termCodes';
 
 /** Bumped whenever the tables change; an older file is discarded and rebuilt, never migrated. */
@@ -156,7 +157,12 @@ export class IndexStore {
   private dirtySincePersist = false;
   private revisionCounter = 0;
 
-  private constructor(private db: Database, readonly dbPath: string | undefined, private readonly ports: EnginePorts) {}
+  /** Token counts per full-text column of every row, for ranking (see `rankFullText`). */
+  private readonly columnLengths: ColumnLengths;
+
+  private constructor(private readonly SQL: SqlJsStatic, private db: Database, readonly dbPath: string | undefined, private readonly ports: EnginePorts) {
+    this.columnLengths = new ColumnLengths(db, fullTextWeights.length);
+  }
 
   /** Opens the stored index for `root`, or a fresh one when it is missing, corrupt, stale in schema or of another root. */
   static async open(dbPath: string | undefined, root: string, ports: EnginePorts): Promise<OpenResult> {
@@ -172,7 +178,7 @@ export class IndexStore {
         if (version !== String(schemaVersion)) throw new Error(`schema version ${String(version)} is not ${schemaVersion}`);
         const storedRoot = db.exec("SELECT value FROM meta WHERE key = 'root'")[0]?.values[0]?.[0];
         if (storedRoot !== root) throw new Error(`it belongs to another folder (${String(storedRoot)})`);
-        const store = new IndexStore(db, dbPath, ports);
+        const store = new IndexStore(SQL, db, dbPath, ports);
         store.configure();
         return { store, loaded: true };
       } catch (error) {
@@ -183,7 +189,7 @@ export class IndexStore {
     }
     const db = new SQL.Database();
     db.exec(schema);
-    const store = new IndexStore(db, dbPath, ports);
+    const store = new IndexStore(SQL, db, dbPath, ports);
     store.configure();
     store.run("INSERT INTO meta(key, value) VALUES ('schema_version', ?), ('root', ?)", [String(schemaVersion), root]);
     store.run("INSERT INTO project_states(id, root) VALUES (1, ?)", [root]);
@@ -207,14 +213,7 @@ export class IndexStore {
       const values = counts(info);
       return values ? bm25(values, fullTextWeights) : 0;
     });
-    this.db.create_function('pk_bm25_idf', (info: unknown, docid: unknown) => {
-      const values = counts(info);
-      const ranking = this.ranking;
-      if (!values || !ranking) return 0;
-      const score = bm25WithIdf(values, ranking.idf, fullTextWeights);
-      if (typeof docid === 'number' && ranking.include.has(docid)) ranking.included.set(docid, score);
-      return score;
-    });
+    declareRowFunction(this.SQL, this.db);
   }
 
   private journal: 'memory' | 'truncate' = 'memory';
@@ -426,6 +425,7 @@ export class IndexStore {
         // The words exist as a row only for this delete: FTS4 reads them to know what to remove.
         this.run('INSERT OR REPLACE INTO search_terms(docid, body, path, idents) VALUES (?,?,?,?)', [rowid, body, pathTerms(path), decodeWords(stored[1] as Uint8Array, vocabulary)]);
         this.run('DELETE FROM search_index WHERE docid = ?', [rowid]);
+        this.columnLengths.touch(rowid);
         this.run('DELETE FROM search_terms WHERE docid = ?', [rowid]);
       }
       this.run('DELETE FROM search_codes WHERE docid = ?', [rowid]);
@@ -463,6 +463,7 @@ export class IndexStore {
         const rowid = this.db.exec('SELECT last_insert_rowid()')[0].values[0][0] as number;
         this.run('INSERT INTO search_codes(docid, path, body, idents) VALUES (?,?,?,?)', [rowid, file.path, encodeWords(snippet.terms.words, positions), encodeWords(snippet.terms.identifierParts, positions)]);
         this.run('INSERT INTO search_index(docid, body, path, idents) VALUES (?,?,?,?)', [rowid, snippet.indexText, pathText, snippet.terms.identifierParts]);
+        this.columnLengths.touch(rowid);
       }
       for (const symbol of symbols) {
         this.run(
@@ -623,23 +624,26 @@ export class IndexStore {
 
   /**
    * As `fullText`, with the document frequencies already known (`idf` per phrase and column, in
-   * expression order; 0 ignores a phrase), so FTS4 only reads each row's own counts
-   * (`matchinfo('pcaly')`) instead of walking every phrase's whole list for its totals. The
-   * scores of the matching rows in `include` are returned too, whatever their rank: the scoring
-   * function notes them as SQLite calls it, so no second query (or window sort) is needed.
+   * expression order; 0 ignores a phrase), so FTS4 only reads each row's own hits
+   * (`matchinfo('pcy')`) instead of walking every phrase's whole list for its totals; the row's
+   * column lengths come from `ColumnLengths` instead of a docsize lookup per row. The scores of
+   * the matching rows in `include` are returned too, whatever their rank: the scoring function
+   * notes them as SQLite calls it, so no second query (or window sort) is needed.
    */
   rankFullText(query: { expression: string; idf: number[] }, limit: number, include: Iterable<number> = []): { hits: Array<{ rowid: number; bm25: number }>; included: Map<number, number> } {
-    this.ranking = { idf: query.idf, include: new Set(include), included: new Map() };
-    try {
-      const hits = this.all("SELECT docid, pk_bm25_idf(matchinfo(search_index, 'pcaly'), docid) AS score FROM search_index WHERE search_index MATCH ? ORDER BY score DESC, docid LIMIT ?", [query.expression, limit])
-        .map((row) => ({ rowid: row[0] as number, bm25: row[1] as number }));
-      return { hits, included: this.ranking.included };
-    } finally {
-      this.ranking = undefined;
-    }
+    const { lengths, averages } = this.columnLengths.current();
+    const columns = this.columnLengths.columns;
+    const wanted = new Set(include);
+    const included = new Map<number, number>();
+    const rows = withRowFunction((_bytes, words, pointer, size, docid) => {
+      // matchinfo's values are 32-bit words, aligned as SQLite allocated them.
+      if (pointer % 4 !== 0 || size < 8) return 0;
+      const score = bm25WithIdf(words, pointer / 4, query.idf, fullTextWeights, lengths, docid * columns, averages);
+      if (wanted.has(docid)) included.set(docid, score);
+      return score;
+    }, () => this.all("SELECT docid, pk_row(matchinfo(search_index, 'pcy'), docid) AS score FROM search_index WHERE search_index MATCH ? ORDER BY score DESC, docid LIMIT ?", [query.expression, limit]));
+    return { hits: rows.map((row) => ({ rowid: row[0] as number, bm25: row[1] as number })), included };
   }
-
-  private ranking: { idf: number[]; include: Set<number>; included: Map<number, number> } | undefined;
 
   /** A statement run once and freed (its text holds literal values, so caching it would only grow the cache). */
   private once(sql: string, params: SqlValue[]): SqlValue[][] {
@@ -743,20 +747,21 @@ export function bm25(info: Uint32Array, weights: number[]): number {
   return score;
 }
 
-/** Okapi BM25 from FTS4 matchinfo 'pcaly' and known idf per phrase and column (k1 = 1.2, b = 0.75). */
-export function bm25WithIdf(info: Uint32Array, idf: number[], weights: number[]): number {
-  const phraseCount = info[0];
-  const columnCount = info[1];
-  const averageLengthOffset = 2;
-  const lengthOffset = averageLengthOffset + columnCount;
-  const hitsOffset = lengthOffset + columnCount;
+/**
+ * Okapi BM25 (k1 = 1.2, b = 0.75) from FTS4 matchinfo 'pcy' at `info[base]`, known idf per
+ * phrase and column, the row's column lengths at `lengths[lengthBase]` and the column averages.
+ */
+export function bm25WithIdf(info: Uint32Array, base: number, idf: number[], weights: number[], lengths: ArrayLike<number>, lengthBase: number, averages: number[]): number {
+  const phraseCount = info[base];
+  const columnCount = info[base + 1];
+  const hitsOffset = base + 2;
   let score = 0;
   for (let phrase = 0; phrase < phraseCount; phrase++) {
     for (let column = 0; column < columnCount; column++) {
       const hitsHere = info[hitsOffset + phrase * columnCount + column];
       const weight = idf[phrase * columnCount + column] ?? 0;
       if (hitsHere === 0 || weight === 0) continue;
-      score += (weights[column] ?? 1) * weight * bm25Frequency(hitsHere, info[lengthOffset + column], info[averageLengthOffset + column]);
+      score += (weights[column] ?? 1) * weight * bm25Frequency(hitsHere, lengths[lengthBase + column] ?? 0, averages[column] ?? 0);
     }
   }
   return score;

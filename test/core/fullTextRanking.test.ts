@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { collectCandidates, conjunctiveFilter, fullTextTerms, rankedQuery, selectiveTerms, termStatistics, type TermStatistics } from '../../src/core/retrieval/candidates';
+import { collectCandidates, conjunctiveFilter, contentRuns, fullTextTerms, phraseProbes, rankedQuery, selectiveTerms, termStatistics, type TermStatistics } from '../../src/core/retrieval/candidates';
 import { describeTask } from '../../src/core/retrieval/descriptor';
 import { bm25, bm25Idf, bm25WithIdf } from '../../src/core/store';
 import { fixtureFactory, openEngine } from './fixtures';
@@ -18,21 +18,23 @@ function corpus(): Record<string, string> {
 }
 
 describe('full-text ranking', () => {
-  test('bm25 from known document counts (matchinfo pcaly) equals bm25 from FTS4 totals (pcnalx)', async () => {
+  test('bm25 from known document counts and lengths (matchinfo pcy) equals bm25 from FTS4 totals (pcnalx)', async () => {
     const engine = await openEngine(project(corpus()).root);
     await engine.sync();
-    const rows = engine.store.database.exec("SELECT matchinfo(search_index, 'pcnalx'), matchinfo(search_index, 'pcaly') FROM search_index WHERE search_index MATCH ?", ['quokka OR ledger OR path:notes'])[0].values;
+    const rows = engine.store.database.exec("SELECT matchinfo(search_index, 'pcnalx'), matchinfo(search_index, 'pcy') FROM search_index WHERE search_index MATCH ?", ['quokka OR ledger OR path:notes'])[0].values;
     assert.ok(rows.length >= 40);
     for (const [withTotals, withoutTotals] of rows) {
       const x = new Uint32Array((withTotals as Uint8Array).slice().buffer);
       const y = new Uint32Array((withoutTotals as Uint8Array).slice().buffer);
       const [phrases, columns, documents] = [x[0], x[1], x[2]];
+      const averages = Array.from(x.subarray(3, 3 + columns));
+      const lengths = x.subarray(3 + columns, 3 + 2 * columns);
       const idf: number[] = [];
       for (let phrase = 0; phrase < phrases; phrase++) {
         for (let column = 0; column < columns; column++) idf.push(bm25Idf(documents, x[3 + 2 * columns + 3 * (column + phrase * columns) + 2]));
       }
       const weights = [1, 2, 1.5];
-      assert.ok(Math.abs(bm25(x, weights) - bm25WithIdf(y, idf, weights)) < 1e-9);
+      assert.ok(Math.abs(bm25(x, weights) - bm25WithIdf(y, 0, idf, weights, lengths, 0, averages)) < 1e-9);
     }
     await engine.close();
   });
@@ -49,6 +51,28 @@ describe('full-text ranking', () => {
     assert.deepEqual(hits.map((hit) => hit.rowid), all.slice(0, 3).map((hit) => hit.rowid));
     for (const [index, hit] of hits.entries()) assert.ok(Math.abs(hit.bm25 - all[index].bm25) < 1e-9);
     assert.ok(Math.abs((included.get(lowest.rowid) ?? -1) - lowest.bm25) < 1e-9, 'the included low-ranked row carries its own score');
+    await engine.close();
+  });
+
+  test('rankFullText scores stay equal to FTS4\'s own totals as files are added, changed and deleted', async () => {
+    const fixture = project(corpus());
+    const engine = await openEngine(fixture.root);
+    await engine.sync();
+    const agree = (label: string) => {
+      const all = engine.store.fullText('"quokka" OR "ledger"', 1000);
+      const statistics = termStatistics(engine.store, fullTextTerms(['quokka', 'ledger']));
+      const { hits } = engine.store.rankFullText(rankedQuery(selectiveTerms(statistics), statistics), 1000);
+      assert.equal(hits.length, all.length, label);
+      const expected = new Map(all.map((hit) => [hit.rowid, hit.bm25]));
+      for (const hit of hits) assert.ok(Math.abs(hit.bm25 - (expected.get(hit.rowid) ?? -1)) < 1e-9, `${label}: row ${hit.rowid}`);
+    };
+    agree('after the first sync');
+    fixture.write('notes/n3.md', 'quokka ledger ledger\n');
+    fixture.write('notes/new.md', `# new\n\n${'ledger quokka '.repeat(30)}\n`);
+    fixture.remove('notes/n40.md');
+    fixture.remove('notes/n12.md');
+    await engine.sync();
+    agree('after one file changed, one was added and two were deleted');
     await engine.close();
   });
 
@@ -103,9 +127,23 @@ describe('phrases', () => {
     'src/raise.py': 'def check(value):\n    raise ValueError("refusing to compute the shared quokka ledger")\n',
     'src/scrambled.py': 'def other():\n    # the quokka ledger: compute it, refusing nothing shared\n    return 1\n',
     'src/elsewhere.py': 'def unrelated():\n    return "compute shared things"\n',
+    // The phrase's longest run without stopwords, but not the phrase: the live check must drop it.
+    'src/partial.py': 'def partial():\n    # keeps a shared quokka ledger, refusing to compute it\n    return 2\n',
   };
 
-  test('a phrase is found through its longest words and checked against the live text; the same words out of order do not count', async () => {
+  test('probes go from the longest stopword-free run to all the words', () => {
+    const runs = contentRuns(['unable', 'to', 'compute', 'legacy', 'release', 'for', 'release', 'gateway']);
+    assert.deepEqual(runs, [['compute', 'legacy', 'release'], ['release', 'gateway']]);
+    assert.deepEqual(phraseProbes(runs, ['compute', 'gateway', 'release', 'legacy', 'unable']), [
+      '"compute legacy release"',
+      '"compute legacy release" "release gateway"',
+      '"compute" "gateway" "release"',
+      '"compute" "gateway" "release" "legacy" "unable"',
+    ]);
+    assert.deepEqual(contentRuns(['failed', 'to', 'open', 'a', 'file']), [], 'single words between stopwords make no run');
+  });
+
+  test('a phrase is found through its probes and checked against the live text; the same words out of order, or only part of the phrase, do not count', async () => {
     const engine = await openEngine(project(files).root);
     await engine.sync();
     const retrieval = await engine.search('"refusing to compute the shared quokka ledger"');

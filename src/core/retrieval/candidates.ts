@@ -359,10 +359,12 @@ const maxPhraseFiles = 8;
 /**
  * Chunks that hold `phrase`. FTS4 answers a phrase query by reading the position lists of every
  * word in it, and the short common ones (`to`, `for`, `the`) have the longest lists. So the
- * chunks holding the phrase's three longest other words (then all of them) are found first,
- * which reads only their lists, and when there are few, each is checked against its live text
- * (which verification reads anyway) or its path. With many, or no live reader, FTS4 runs the
- * phrase query itself.
+ * chunks holding a smaller query are found first, and when they are few, each is checked against
+ * its live text (which verification reads anyway) or its path. The smaller queries, in order:
+ * the phrase's longest run without stopwords (`compute legacy release` in `unable to compute
+ * legacy release for release gateway`: adjacent words are far more selective than the same words
+ * anywhere), that run with the next longest, then its three longest words, then all of them.
+ * With too many chunks for every probe, or no live reader, FTS4 runs the phrase query itself.
  * A chunk whose file changed since indexing is kept: verification re-indexes it and asks again.
  */
 async function phraseRows(store: IndexStore, phrase: string, poolSize: number, live: LiveReader | undefined): Promise<SnippetRow[]> {
@@ -370,17 +372,17 @@ async function phraseRows(store: IndexStore, phrase: string, poolSize: number, l
   if (words.length === 0) return [];
   const exact = () => store.snippetsByRowid(safeFullText(store, ftsQuote(words.join(' ')), poolSize).map((hit) => hit.rowid));
   const content = [...new Set(words)].filter((word) => !stopwords.has(word)).sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
-  if (!live || words.length < 3 || content.length < 2) return exact();
-  // The three longest words first (long words tend to be rare); then all of them.
+  const runs = contentRuns(words);
+  if (!live || words.length < 3 || content.length < 2 || (runs.length === 1 && runs[0].length === words.length)) return exact();
   let rows: SnippetRow[] = [];
-  for (const probe of content.length > 3 ? [content.slice(0, 3), content] : [content]) {
+  for (const probe of phraseProbes(runs, content)) {
     let rowids: number[];
     try {
-      rowids = store.matchingRowids(probe.map(ftsQuote).join(' '), maxPhraseChunks + 1);
+      rowids = store.matchingRowids(probe, maxPhraseChunks + 1);
     } catch {
       return exact();
     }
-    // No chunk holds all the probe words: none holds the phrase.
+    // No chunk holds the probe (words the phrase holds, or a part of it): none holds the phrase.
     if (rowids.length === 0) return [];
     rows = rowids.length <= maxPhraseChunks ? store.snippetsByRowid(rowids) : [];
     if (rows.length > 0 && new Set(rows.map((row) => row.path)).size <= maxPhraseFiles) break;
@@ -393,6 +395,32 @@ async function phraseRows(store: IndexStore, phrase: string, poolSize: number, l
     if (!file.ok || file.sha256 !== row.fileHash) return true;
     return containsLiteral(file.lines.slice(row.startLine - 1, row.endLine).join('\n'), phrase) || containsLiteral(row.path.replace(/[/._-]+/g, ' '), phrase);
   }).slice(0, poolSize);
+}
+
+/** The runs of adjacent words without a stopword, longest first (then by letters), that have two words or more. */
+export function contentRuns(words: string[]): string[][] {
+  const runs: string[][] = [];
+  let run: string[] = [];
+  for (const word of [...words, '']) {
+    if (word && !stopwords.has(word)) {
+      run.push(word);
+      continue;
+    }
+    if (run.length >= 2) runs.push(run);
+    run = [];
+  }
+  const letters = (run: string[]) => run.reduce((sum, word) => sum + word.length, 0);
+  return runs.sort((a, b) => b.length - a.length || letters(b) - letters(a));
+}
+
+/** The MATCH expressions `phraseRows` tries, most selective first (see there). */
+export function phraseProbes(runs: string[][], content: string[]): string[] {
+  const quoted = runs.map((run) => ftsQuote(run.join(' ')));
+  const probes = quoted.length > 0 ? [quoted[0]] : [];
+  if (quoted.length > 1) probes.push(`${quoted[0]} ${quoted[1]}`);
+  if (content.length > 3) probes.push(content.slice(0, 3).map(ftsQuote).join(' '));
+  probes.push(content.map(ftsQuote).join(' '));
+  return probes;
 }
 
 /** Shares of the request's concepts (stems with idf weights) held by a chunk's declared name and by its parent's name. */
