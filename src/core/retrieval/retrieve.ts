@@ -70,10 +70,10 @@ export class LiveFiles {
   }
 }
 
-/** Reads a file once for both its hash and its text; anything unusable says why. */
+/** Reads a file once for both its hash and its text, without leaving the thread (see `readFileBlocking`); anything unusable says why. */
 async function readLive(context: SyncContext, relativePath: string): Promise<LiveFile> {
   try {
-    const { bytes } = await context.ports.fs.readFile(path.join(context.root, ...relativePath.split('/')), context.options.bounds.maxFileBytes);
+    const { bytes } = context.ports.fs.readFileBlocking(path.join(context.root, ...relativePath.split('/')), context.options.bounds.maxFileBytes);
     const sniffed = sniffContent(bytes, relativePath);
     if (!sniffed.ok) return { ok: false, reason: sniffed.reason === 'secret-content' || sniffed.reason === 'private-key' || sniffed.reason === 'credential-file' ? 'secret' : sniffed.reason };
     return { ok: true, sha256: sha256Hex(bytes), lines: splitLines(sniffed.text) };
@@ -248,9 +248,6 @@ export async function resyncOne(context: SyncContext, relativePath: string): Pro
   if (outcome.kind !== 'indexed') context.store.removeFile(relativePath);
 }
 
-/** Files read ahead beyond the result limit, for candidates that overlap or repeat. */
-const prefetchExtra = 4;
-
 async function verifyCandidates(candidates: Array<Scored & { modified: boolean }>, limit: number, budget: number, head: string | null, files: FileIndex, live: LiveFiles) {
   const results: VerifiedSnippet[] = [];
   const entries: ManifestEntry[] = [];
@@ -258,9 +255,6 @@ async function verifyCandidates(candidates: Array<Scored & { modified: boolean }
   const changedPaths: string[] = [];
   const seenText = new Set<string>();
   let usedTokens = 0;
-  // The files of the likely results are read concurrently (each read is several round trips to
-  // the file system); any other file is read when its turn comes.
-  for (const candidate of candidates.slice(0, limit + prefetchExtra)) void live.get(candidate.snippet.path);
   for (const candidate of candidates) {
     const { snippet } = candidate;
     const gitCommit = files.get(snippet.path)?.gitHead ?? head;
