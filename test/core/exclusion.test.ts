@@ -553,6 +553,16 @@ describe('secret heuristics', () => {
     }
   });
 
+  test('typed passwords are secrets whatever symbol they start with; references and formats are not', () => {
+    for (let round = 0; round < 200; round++) {
+      const value = randomFrom('!@#%^&*', 1) + randomFrom(ALNUM, 10) + randomFrom('0123456789', 2) + randomFrom('!@#%^&*', 1) + randomFrom(ALNUM, 10);
+      assert.ok(isSecretLikeValue(value), value);
+    }
+    for (const value of ['$DB_PASSWORD_VALUE', '%DB_PASSWORD_VALUE%', '@vault.db.credential', '@env:DB_CREDENTIAL', '&credential;', '${DB_CREDENTIAL_1}', '#{vault.dbCredential}', 'db-%s-credential-9', '{"k": "v2x!"}']) {
+      assert.equal(isSecretLikeValue(value), false, value);
+    }
+  });
+
   test('the project\'s own exclusion sources and this test are not flagged', () => {
     const root = path.resolve(__dirname, '..', '..', '..');
     for (const relative of ['src/core/exclusion/secrets.ts', 'src/core/exclusion/pathRules.ts', 'src/core/exclusion/contentRules.ts', 'test/core/exclusion.test.ts']) {

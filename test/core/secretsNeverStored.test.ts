@@ -17,7 +17,8 @@ function plantedSecrets(): Record<string, string> {
     stripeKey: 'sk' + '_live_' + randomFrom(alnum, 28),
     npmToken: 'np' + 'm_' + randomFrom(alnum, 36),
     jwt: 'ey' + 'J' + randomFrom(base64url, 30) + '.ey' + 'J' + randomFrom(base64url, 40) + '.' + randomFrom(base64url, 43),
-    password: randomFrom(alnum + '!@#%^&*', 24),
+    // Typed like a password: letters, two digits and two symbols (a value of letters only reads as a name).
+    password: randomFrom(alnum + '!@#%^&*', 10) + randomFrom('0123456789', 2) + randomFrom('!@#%^&*', 2) + randomFrom(alnum, 10),
     privateKeyBody: randomFrom(alnum + '+/', 64),
   };
 }

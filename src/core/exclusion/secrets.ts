@@ -234,9 +234,15 @@ function isSecretName(text: string, index: number, keyword: string): boolean {
 /**
  * Values that only point at a secret, or stand in for one, and the weak human passwords of test
  * fixtures (`adminpass123`); four-letter words like these almost never occur in random strings.
+ * A reference is a whole shape (`$DB_PASS`, `%PASS%`, `@db.password`, `&pass;`) or an opening
+ * (`${`, `#{`, `{{`, `%(`, a bracket), and a format has `%s` before its end or a separator: a
+ * random password that merely starts with `%`, `@`, `#`, `*` or `&`, or holds `%S!`, is still one.
  */
 const valuePlaceholderPattern =
-  /^[$%{<[(@#*&]|\$\{|\{\{|\}\}|%\(|%s|<[^>]*>|process\.env|environ|getenv|\benv\b|changeme|change[_\-]?me|example|placeholder|your|xxxx|\*\*\*|\.\.\.|dummy|fake|sample|redacted|replace|insert|todo|test|mock|secret|password|token|undefined|null|none|localhost|lorem|foobar|123456|abcdef|qwerty|pass|admin|user|guest|demo|default|welcome|letmein/i;
+  /^[{<[(]|^\$[A-Za-z_]\w*$|^%[A-Za-z_]\w*%$|^@[A-Za-z_][\w-]*[.:][\w.:-]*$|^&[A-Za-z]\w{0,15};$|^#\{|\$\{|\{\{|\}\}|%\(|<[^>]*>|process\.env|environ|getenv|\benv\b|changeme|change[_\-]?me|example|placeholder|your|xxxx|\*\*\*|\.\.\.|dummy|fake|sample|redacted|replace|insert|todo|test|mock|secret|password|token|undefined|null|none|localhost|lorem|foobar|123456|abcdef|qwerty|pass|admin|user|guest|demo|default|welcome|letmein/i;
+
+/** A printf-style slot (`db-%s`, `%s:%s`), case-sensitive. */
+const formatPlaceholderPattern = /%s(?=$|[\s'"/:.,;_-])/;
 
 const dottedIdentifierPattern = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/;
 /** Absolute or explicitly relative paths; a bare `a/b` may be base64 (AWS secrets contain `/`). */
@@ -269,15 +275,19 @@ function entropyThreshold(value: string): number {
 
 /**
  * `AccessToken2Factory`, `SECRET_KEY_V2`, `geheim$parole`: mostly dictionary-like words (a capital
- * and three or more lower-case letters, or four capitals) with at most two digits. Random strings
- * rarely have long lower-case runs *and* so few digits.
+ * and three or more lower-case letters, or four capitals) with at most two digits and at most one
+ * of `!@#%^&*+=?~`; a run counts only with a vowel. Random strings rarely have long lower-case runs
+ * *and* so few digits.
  */
 function looksLikeWords(value: string): boolean {
   let digits = 0;
   for (let index = 0; index < value.length; index++) if (isDigit(value.charCodeAt(index))) digits++;
   if (digits > 2) return false;
+  // Names join words with `_`, `-`, `.` or one `$`; two or more of these symbols mean a typed password.
+  if ((value.match(/[!@#%^&*+=?~]/g)?.length ?? 0) >= 2) return false;
   let wordCharacters = 0;
-  for (const match of value.matchAll(/[A-Z]?[a-z]{3,}|[A-Z]{4,}/g)) wordCharacters += match[0].length;
+  // A run without a vowel (`Qdfw`, `Hsgt`) is a random run, not a word.
+  for (const match of value.matchAll(/[A-Z]?[a-z]{3,}|[A-Z]{4,}/g)) if (/[aeiouy]/i.test(match[0])) wordCharacters += match[0].length;
   return wordCharacters / value.length >= 0.6;
 }
 
@@ -291,7 +301,7 @@ export const minimumSecretLength = 12;
 export function isSecretLikeValue(value: string, minimumLength = minimumSecretLength): boolean {
   if (value.length < minimumLength || value.length > 4096) return false;
   if (/\s/.test(value) || value.includes('://')) return false;
-  if (valuePlaceholderPattern.test(value)) return false;
+  if (valuePlaceholderPattern.test(value) || formatPlaceholderPattern.test(value)) return false;
   if (!/[0-9+/=!@#$%^&*?~]/.test(value) || /^[0-9]+$/.test(value)) return false;
   if (dottedIdentifierPattern.test(value) || pathPattern.test(value) || looksLikeWords(value)) return false;
   return shannonEntropy(value) >= entropyThreshold(value);
