@@ -1,5 +1,6 @@
 import type { Database, SqlJsStatic, SqlValue, Statement } from 'sql.js';
 import { ColumnLengths } from './columnLengths';
+import { CommonTermCounts, commonTermsSchema, documentCount } from './commonTerms';
 import type { ExclusionReason } from './exclusion/reasons';
 import type { EnginePorts } from './ports';
 import { declareRowFunction, loadSqlite, withRowFunction } from './sqlite';
@@ -159,9 +160,12 @@ export class IndexStore {
 
   /** Token counts per full-text column of every row, for ranking (see `rankFullText`). */
   private readonly columnLengths: ColumnLengths;
+  /** Chunk counts of the common words, for ranking (see `commonTermCounts`). */
+  private readonly commonTerms: CommonTermCounts;
 
   private constructor(private readonly SQL: SqlJsStatic, private db: Database, readonly dbPath: string | undefined, private readonly ports: EnginePorts) {
     this.columnLengths = new ColumnLengths(db, fullTextWeights.length);
+    this.commonTerms = new CommonTermCounts(db);
   }
 
   /** Opens the stored index for `root`, or a fresh one when it is missing, corrupt, stale in schema or of another root. */
@@ -207,6 +211,8 @@ export class IndexStore {
     this.journal = 'memory';
     // The same tokenizer as the index, to count tokens exactly (see dropSearchRows).
     this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.pk_tokenizer USING fts3tokenize('unicode61', 'tokenchars=_')`);
+    // Added after schema 2 without a rebuild: an index without it builds it at its next sync.
+    this.db.exec(commonTermsSchema);
     // bm25 inside SQLite, so ranking a full-text query does not copy every matching row out.
     const counts = (info: unknown) => (info instanceof Uint8Array ? new Uint32Array(info.buffer, info.byteOffset, info.byteLength >>> 2) : undefined);
     this.db.create_function('pk_bm25', (info: unknown) => {
@@ -281,6 +287,7 @@ export class IndexStore {
       return result;
     } catch (error) {
       this.db.exec(nested ? 'ROLLBACK TO file_change; RELEASE file_change' : 'ROLLBACK');
+      this.commonTerms.reset();
       throw error;
     }
   }
@@ -303,6 +310,7 @@ export class IndexStore {
     } catch (error) {
       this.batchDepth--;
       this.db.exec('ROLLBACK');
+      this.commonTerms.reset();
       throw error;
     }
   }
@@ -312,6 +320,30 @@ export class IndexStore {
     this.fitJournal();
     this.db.exec("INSERT INTO search_index(search_index) VALUES ('optimize')");
     this.dirtySincePersist = true;
+  }
+
+  /** True when the common words' counts are not kept (a large sync, or never built); see `refreshCommonTerms`. */
+  get commonTermsStale(): boolean {
+    return this.commonTerms.stale;
+  }
+
+  /** Rebuilds the common words' counts (one pass over the index) when they are stale, or now with another `floor` (tests keep every word with 1). */
+  refreshCommonTerms(floor?: number): void {
+    if (floor === undefined && !this.commonTerms.stale) return;
+    this.fitJournal();
+    this.commonTerms.refresh(floor);
+    this.dirtySincePersist = true;
+    this.revisionCounter++;
+  }
+
+  /** Stored chunk counts per full-text column for those of `terms` (bare tokens) that are common. */
+  commonTermCounts(terms: string[]): Map<string, number[]> {
+    return this.commonTerms.counts(terms, fullTextWeights.length);
+  }
+
+  /** Rows in the full-text index. */
+  documentCount(): number {
+    return documentCount(this.db);
   }
 
   /** Declares the on-disk copy current although the state row changed (only its timestamps did). */
@@ -419,13 +451,15 @@ export class IndexStore {
       const stored = this.one('SELECT c.body, c.idents, d.size FROM search_codes c JOIN search_index_docsize d ON d.docid = c.docid WHERE c.docid = ?', [rowid]);
       if (stored) {
         const words = decodeWords(stored[0] as Uint8Array, vocabulary);
+        const identifiers = decodeWords(stored[1] as Uint8Array, vocabulary);
         const indexedTokens = readVarints(stored[2] as Uint8Array)[0] ?? 0;
         const storedTokens = this.one('SELECT COUNT(*) FROM temp.pk_tokenizer WHERE input = ?', [words])?.[0] as number;
         const body = indexedTokens > storedTokens ? `${words}${' pkpad'.repeat(indexedTokens - storedTokens)}` : words;
         // The words exist as a row only for this delete: FTS4 reads them to know what to remove.
-        this.run('INSERT OR REPLACE INTO search_terms(docid, body, path, idents) VALUES (?,?,?,?)', [rowid, body, pathTerms(path), decodeWords(stored[1] as Uint8Array, vocabulary)]);
+        this.run('INSERT OR REPLACE INTO search_terms(docid, body, path, idents) VALUES (?,?,?,?)', [rowid, body, pathTerms(path), identifiers]);
         this.run('DELETE FROM search_index WHERE docid = ?', [rowid]);
         this.columnLengths.touch(rowid);
+        this.commonTerms.adjust([words, pathTerms(path), identifiers], -1);
         this.run('DELETE FROM search_terms WHERE docid = ?', [rowid]);
       }
       this.run('DELETE FROM search_codes WHERE docid = ?', [rowid]);
@@ -464,6 +498,7 @@ export class IndexStore {
         this.run('INSERT INTO search_codes(docid, path, body, idents) VALUES (?,?,?,?)', [rowid, file.path, encodeWords(snippet.terms.words, positions), encodeWords(snippet.terms.identifierParts, positions)]);
         this.run('INSERT INTO search_index(docid, body, path, idents) VALUES (?,?,?,?)', [rowid, snippet.indexText, pathText, snippet.terms.identifierParts]);
         this.columnLengths.touch(rowid);
+        this.commonTerms.adjust([snippet.indexText, pathText, snippet.terms.identifierParts], 1);
       }
       for (const symbol of symbols) {
         this.run(

@@ -254,6 +254,8 @@ export async function syncProject(context: SyncContext, force: boolean, onProgre
   });
   // Large changes leave many index segments; merging them keeps the file small and queries fast.
   if (reindexed + removed >= optimizeThreshold) store.optimizeSearchIndex();
+  // The common words' counts stop being kept during a large change; they are built again here.
+  store.refreshCommonTerms();
   if (options.semantic) await fillMissingEmbeddings(context);
   const durationMs = ports.clock.now() - started;
   const revisionBeforeState = store.revision;

@@ -109,6 +109,22 @@ describe('the conjunctive filter', () => {
     assert.equal(conjunctiveFilter(selectiveTerms(rare), rare), undefined);
   });
 
+  test('column-bound terms with the longest lists go when all the lists are too long to read', () => {
+    const counts: TermStatistics = {
+      documents: 800_000,
+      termDocuments: new Map([['"raizeath"', [2000, 1700, 3100]], ['"cursor"', [14_000, 6_000, 68_000]], ['"client"', [15_000, 6_000, 354_000]]]),
+      weights: new Map(),
+      terms: ['"raizeath"', '"cursor"', '"client"'],
+      termWords: new Map([['"raizeath"', [0]], ['"cursor"', [1]], ['"client"', [2]]]),
+    };
+    const selected = selectiveTerms(counts).map((term) => term.expression);
+    assert.ok(selected.includes('"raizeath"'));
+    assert.ok(selected.includes('body:cursor'), 'cursor stays where it is selective');
+    assert.ok(!selected.some((expression) => expression.includes('client')), 'client, the longest list, is left out');
+    const small: TermStatistics = { ...counts, termDocuments: new Map([['"raizeath"', [200, 170, 310]], ['"cursor"', [1_400, 600, 50_000]], ['"client"', [1_500, 600, 60_000]]]) };
+    assert.ok(selectiveTerms(small).some((term) => term.expression === 'path:client'), 'within the budget nothing is dropped');
+  });
+
   test('rare words count alone; common ones only with the rarest common word', () => {
     const mixed = statistics({ snapshot: 3000, kaviogrerk: 40, widget: 4500, upload: 2000 });
     const filter = conjunctiveFilter(selectiveTerms(mixed), mixed);

@@ -49,6 +49,10 @@ function ftsQuote(word: string): string {
   return `"${word.replace(/"/g, '""')}"`;
 }
 
+function unquote(term: string): string {
+  return term.replace(/^"(.*)"$/, '$1').replace(/""/g, '"');
+}
+
 /** First part of each declaration: the piece with its signature. */
 function firstPartPerSymbol(rows: SnippetRow[]): SnippetRow[] {
   const seen = new Set<string>();
@@ -352,9 +356,13 @@ export function containsLiteral(text: string, literal: string): boolean {
   return words(text).includes(words(literal));
 }
 
-/** Chunks holding a phrase's probe words are checked against the live text when there are at most this many, in this many files. */
-const maxPhraseChunks = 32;
-const maxPhraseFiles = 8;
+/**
+ * Chunks holding a phrase's probe are checked against the live text when there are at most this
+ * many, in this many files. A file read costs a tenth of a millisecond or so; another probe at
+ * 50,000 files costs tens of milliseconds, and FTS4's own phrase query over a hundred.
+ */
+const maxPhraseChunks = 64;
+const maxPhraseFiles = 32;
 
 /**
  * Chunks that hold `phrase`. FTS4 answers a phrase query by reading the position lists of every
@@ -484,7 +492,16 @@ function statisticsCache(store: IndexStore): StatisticsCache {
 export function termStatistics(store: IndexStore, wordTerms: WordTerms[]): TermStatistics {
   const groups = wordTerms.slice(0, maxWeightedConcepts);
   const cache = statisticsCache(store);
-  const missing = [...new Set(groups.flatMap((group) => group.terms))].filter((term) => !cache.terms.has(term));
+  let missing = [...new Set(groups.flatMap((group) => group.terms))].filter((term) => !cache.terms.has(term));
+  // Common words are counted already (see CommonTermCounts); only the others walk their lists.
+  if (missing.length > 0) {
+    const stored = store.commonTermCounts(missing.map(unquote));
+    for (const term of missing) {
+      const perColumn = stored.get(unquote(term));
+      if (perColumn) cache.terms.set(term, perColumn);
+    }
+    missing = missing.filter((term) => !cache.terms.has(term));
+  }
   if (missing.length > 0) {
     let info: Uint32Array | undefined;
     let failed = false;
@@ -503,7 +520,8 @@ export function termStatistics(store: IndexStore, wordTerms: WordTerms[]): TermS
       missing.forEach((term, phrase) => cache.terms.set(term, Array.from({ length: cache.columns }, (_, column) => info?.[2 + 3 * (phrase * cache.columns + column) + 2] ?? 0)));
     }
   }
-  const documents = cache.documents ?? 0;
+  cache.documents ??= store.documentCount();
+  const documents = cache.documents;
   const termDocuments = new Map<string, number[]>();
   const frequencies = groups.map((group) => {
     let most = 0;
@@ -544,7 +562,7 @@ export interface SelectedTerm {
  * it is kept only in the columns where it is still selective (`path:warehouse` when few paths
  * but many bodies hold it), and dropped where it is common everywhere; it still counts for name
  * coverage. Terms no chunk holds are left out. When nothing selective is left, the three rarest
- * terms stay.
+ * terms stay. And past `maxListedChunks`, column-bound terms go, longest lists first.
  */
 export function selectiveTerms(statistics: TermStatistics): SelectedTerm[] {
   const whole = (term: string): SelectedTerm => ({ expression: term, term });
@@ -565,9 +583,32 @@ export function selectiveTerms(statistics: TermStatistics): SelectedTerm[] {
       if (documents > 0 && documents <= cap && searchColumns[column] && /^[\p{L}\p{N}_]+\*?$/u.test(bare)) kept.push({ expression: `${searchColumns[column]}:${bare}`, term, column });
     });
   }
-  if (kept.length > 0) return kept;
+  if (kept.length > 0) return withinReadBudget(kept, statistics);
   const total = (term: string) => termDocumentsIn(statistics, whole(term));
   return statistics.terms.filter((term) => total(term) > 0).sort((a, b) => total(a) - total(b) || (a < b ? -1 : 1)).slice(0, 3).map(whole);
+}
+
+/**
+ * FTS4 reads a term's whole list whichever column the expression keeps, so `path:client` costs
+ * what `client` costs: 20-30 ms for a word in half of 800,000 chunks. Past this many listed
+ * chunks in all, the column-bound terms with the longest lists are left out (they weigh least).
+ */
+const maxListedChunks = 150_000;
+
+/** `kept` without its costliest column-bound terms while all the lists together exceed `maxListedChunks`. */
+function withinReadBudget(kept: SelectedTerm[], statistics: TermStatistics): SelectedTerm[] {
+  const listed = (term: string) => (statistics.termDocuments.get(term) ?? []).reduce((sum, documents) => sum + documents, 0);
+  const terms = [...new Set(kept.map((selected) => selected.term))];
+  let total = terms.reduce((sum, term) => sum + listed(term), 0);
+  const columnBound = terms.filter((term) => kept.every((selected) => selected.term !== term || selected.column !== undefined))
+    .sort((a, b) => listed(b) - listed(a) || (a < b ? -1 : 1));
+  const dropped = new Set<string>();
+  for (const term of columnBound) {
+    if (total <= maxListedChunks || dropped.size + 1 >= terms.length) break;
+    dropped.add(term);
+    total -= listed(term);
+  }
+  return dropped.size > 0 ? kept.filter((selected) => !dropped.has(selected.term)) : kept;
 }
 
 /** Words found in at most this share of the chunks (or this many) are rare: each of their chunks is scored. */

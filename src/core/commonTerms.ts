@@ -1,0 +1,134 @@
+import type { Database, SqlValue } from 'sql.js';
+
+/** A word in at least this many chunks is common: counting it on demand would walk a long list. */
+export const commonTermFloor = 1000;
+
+/** Past this many rows written since the last build (and a tenth of the index), keeping counts costs more than a rebuild. */
+const maintenanceFloor = 2000;
+
+export const commonTermsSchema = `CREATE TABLE IF NOT EXISTS search_common_terms(
+  term TEXT NOT NULL, col INTEGER NOT NULL, documents INTEGER NOT NULL, PRIMARY KEY (term, col)) WITHOUT ROWID;`;
+
+/**
+ * How many chunks hold each common word, per full-text column. Counting a word means walking its
+ * whole list, positions included: 20-40 ms for a word in a third of 800,000 chunks, on every
+ * request that names it for the first time since the index changed. So the words in at least
+ * `floor` chunks are counted once, in one pass over FTS4's own term table (`fts4aux`), and the
+ * counts are kept exact as rows come and go: each written or deleted row's words (tokenized by
+ * the index's own tokenizer) adjust the counts of those that are common. A sync that writes many
+ * rows stops keeping them (`stale`) and builds them again at its end (`refresh`), which costs
+ * less than adjusting them row by row. Rarer words are counted on demand (their lists are short).
+ * The table is part of the database, so a rollback rolls the counts back with the rows.
+ */
+export class CommonTermCounts {
+  private members: Set<string> | undefined;
+  private current: boolean | undefined;
+  private written = 0;
+  private documentsAtBuild = 0;
+
+  constructor(private readonly db: Database, private readonly floor = commonTermFloor) {}
+
+  /** Stored counts per column for the `terms` that are common; none while the table is being rebuilt. */
+  counts(terms: string[], columns: number): Map<string, number[]> {
+    const found = new Map<string, number[]>();
+    if (!this.isCurrent() || terms.length === 0) return found;
+    const members = this.memberSet();
+    const wanted = [...new Set(terms)].filter((term) => members.has(term));
+    if (wanted.length === 0) return found;
+    for (const term of wanted) found.set(term, new Array<number>(columns).fill(0));
+    const rows = this.db.exec(`SELECT term, col, documents FROM search_common_terms WHERE term IN (${wanted.map(() => '?').join(',')})`, wanted)[0]?.values ?? [];
+    for (const [term, column, documents] of rows) {
+      const perColumn = found.get(term as string);
+      if (perColumn && (column as number) < columns) perColumn[column as number] = documents as number;
+    }
+    return found;
+  }
+
+  /** A row with these column texts was inserted (+1) or deleted (-1). */
+  adjust(texts: string[], delta: 1 | -1): void {
+    if (!this.isCurrent()) return;
+    if (++this.written > Math.max(maintenanceFloor, this.documentsAtBuild / 10)) {
+      this.markStale();
+      return;
+    }
+    const members = this.memberSet();
+    if (members.size === 0) return;
+    texts.forEach((text, column) => {
+      const tokens = (this.db.exec('SELECT DISTINCT token FROM temp.pk_tokenizer WHERE input = ?', [text])[0]?.values ?? []).map((row) => row[0] as string);
+      for (const token of tokens) {
+        // fts4aux has no row for a column without the word: the first chunk with it there adds one.
+        if (members.has(token)) this.db.run('INSERT INTO search_common_terms(term, col, documents) VALUES (?, ?, ?) ON CONFLICT(term, col) DO UPDATE SET documents = documents + excluded.documents', [token, column, delta]);
+      }
+    });
+  }
+
+  /** True when the counts are not kept (a large sync, or never built): `refresh` rebuilds them. */
+  get stale(): boolean {
+    return !this.isCurrent();
+  }
+
+  /**
+   * Rebuilds the counts when stale (or now, with another floor): one pass over `fts4aux` picks
+   * the words in at least `floor` chunks, then each one's per-column counts are read by term (the
+   * virtual table seeks to it).
+   */
+  refresh(floor?: number): void {
+    if (floor === undefined && this.isCurrent()) return;
+    this.db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.pk_terms USING fts4aux(main, search_index)');
+    this.db.exec('DROP TABLE IF EXISTS temp.pk_common');
+    try {
+      this.db.run("CREATE TEMP TABLE pk_common AS SELECT term FROM temp.pk_terms WHERE col = '*' AND documents >= ?", [floor ?? this.floor]);
+      this.db.exec('DELETE FROM search_common_terms');
+      this.db.exec("INSERT INTO search_common_terms(term, col, documents) SELECT a.term, a.col, a.documents FROM temp.pk_common c JOIN temp.pk_terms a ON a.term = c.term WHERE a.col <> '*'");
+    } finally {
+      this.db.exec('DROP TABLE IF EXISTS temp.pk_common');
+    }
+    this.setState('current');
+    this.members = undefined;
+    this.written = 0;
+    this.documentsAtBuild = documentCount(this.db);
+  }
+
+  private isCurrent(): boolean {
+    if (this.current === undefined) {
+      this.current = this.db.exec("SELECT value FROM meta WHERE key = 'common_terms'")[0]?.values[0]?.[0] === 'current';
+      if (this.current) this.documentsAtBuild = documentCount(this.db);
+    }
+    return this.current;
+  }
+
+  private markStale(): void {
+    this.setState('stale');
+    this.members = undefined;
+  }
+
+  private setState(state: 'current' | 'stale'): void {
+    this.db.run("INSERT OR REPLACE INTO meta(key, value) VALUES ('common_terms', ?)", [state]);
+    this.current = state === 'current';
+  }
+
+  private memberSet(): Set<string> {
+    this.members ??= new Set((this.db.exec('SELECT DISTINCT term FROM search_common_terms')[0]?.values ?? []).map((row: SqlValue[]) => row[0] as string));
+    return this.members;
+  }
+
+  /** Forgets what it read from the database (after a rollback, the meta row may differ). */
+  reset(): void {
+    this.current = undefined;
+    this.members = undefined;
+  }
+}
+
+/** Rows in the full-text index, from FTS4's own totals row (its first varint). */
+export function documentCount(db: Database): number {
+  const blob = db.exec('SELECT value FROM search_index_stat WHERE id = 0')[0]?.values[0]?.[0];
+  if (!(blob instanceof Uint8Array)) return 0;
+  let value = 0;
+  let shift = 0;
+  for (const byte of blob) {
+    value += (byte & 0x7f) * 2 ** shift;
+    if (!(byte & 0x80)) return value;
+    shift += 7;
+  }
+  return value;
+}
