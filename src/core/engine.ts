@@ -11,7 +11,7 @@ import { relevanceOf, retrieve, type Retrieval, type RetrieveOptions } from './r
 import { summarizeManifest } from './retrieval/manifest';
 import type { Embedder } from './retrieval/vectors';
 import { IndexStore, type SymbolRow } from './store';
-import { syncProject, type SyncProgress, type SyncReport, type SyncContext } from './sync';
+import { syncKnownFiles, syncProject, type SyncProgress, type SyncReport, type SyncContext } from './sync';
 import { splitLines } from './tokens';
 import type { TreeFile, TreeItem } from './worker/protocol';
 
@@ -93,10 +93,11 @@ export class ProjectEngine {
     return next;
   }
 
-  sync(options: { full?: boolean; onProgress?: (progress: SyncProgress) => void; signal?: AbortSignal } = {}): Promise<SyncReport> {
+  /** A sync; `persist: false` leaves the database unwritten until the next sync or close (see `syncProject`). */
+  sync(options: { full?: boolean; onProgress?: (progress: SyncProgress) => void; signal?: AbortSignal; persist?: boolean } = {}): Promise<SyncReport> {
     return this.serialize(async () => {
       try {
-        const report = await syncProject(this.project, options.full === true, options.onProgress, options.signal);
+        const report = await syncProject(this.project, options.full === true, options.onProgress, options.signal, options.persist !== false);
         this.lastErrors = report.errors.slice(-10);
         return report;
       } catch (error) {
@@ -104,6 +105,11 @@ export class ProjectEngine {
         throw error;
       }
     });
+  }
+
+  /** Re-indexes edited files the index already holds, without discovery; undefined when an incremental sync must decide (see `syncKnownFiles`). */
+  syncKnownFiles(paths: string[]): Promise<{ reindexed: number; removed: number } | undefined> {
+    return this.serialize(() => syncKnownFiles(this.project, paths));
   }
 
   search(query: string, options: RetrieveOptions = {}): Promise<Retrieval> {

@@ -169,8 +169,52 @@ export async function syncFile(context: SyncContext, relativePath: string, known
   return { kind: 'indexed', file, reindexed: true, bytes: stat.size };
 }
 
-/** Full (`force`) or incremental sync of the whole project. */
-export async function syncProject(context: SyncContext, force: boolean, onProgress?: (progress: SyncProgress) => void, signal?: AbortSignal): Promise<SyncReport> {
+/** Re-indexes one path that changed under the index, or removes it when it is gone or unusable. */
+export async function resyncOne(context: SyncContext, relativePath: string): Promise<'reindexed' | 'unchanged' | 'removed'> {
+  const previous = context.store.file(relativePath);
+  const outcome = await syncFile(context, relativePath, undefined, {
+    tracked: previous?.tracked ?? false,
+    modified: true,
+    head: context.store.state().head,
+  }, false);
+  if (outcome.kind === 'indexed') return outcome.reindexed ? 'reindexed' : 'unchanged';
+  context.store.removeFile(relativePath);
+  return 'removed';
+}
+
+/** Files whose change can alter what discovery admits: those paths need the whole incremental sync. */
+function changesRules(relativePath: string): boolean {
+  const name = path.posix.basename(relativePath);
+  return name === '.gitignore' || name === '.pkignore' || name === '.gitattributes' || relativePath === '.git' || relativePath.startsWith('.git/');
+}
+
+/**
+ * Re-indexes files the index already holds after an edit (a save, a change on disk) without
+ * discovering the whole project, which costs most of an incremental sync (git listing and status,
+ * a stat of every file). A file that is gone or no longer indexable (now a symbolic link, too
+ * large, binary, secret) is removed; its exclusion is recorded by the next incremental sync.
+ * Returns undefined, having changed nothing, when any path is new to the index or an ignore file:
+ * discovery must decide those. Nothing is persisted; the next sync (or close) writes the database.
+ */
+export async function syncKnownFiles(context: SyncContext, paths: string[]): Promise<{ reindexed: number; removed: number } | undefined> {
+  const unique = [...new Set(paths)];
+  if (unique.some((relativePath) => changesRules(relativePath) || !context.store.file(relativePath))) return undefined;
+  let reindexed = 0;
+  let removed = 0;
+  for (const relativePath of unique) {
+    const outcome = await resyncOne(context, relativePath);
+    if (outcome === 'reindexed') reindexed++;
+    if (outcome === 'removed') removed++;
+  }
+  return { reindexed, removed };
+}
+
+/**
+ * Full (`force`) or incremental sync of the whole project. With `persist` false the database is
+ * left unwritten (the caller syncs again soon, as the extension does after edits, and that sync
+ * writes it), so the changes are searchable without waiting for the write.
+ */
+export async function syncProject(context: SyncContext, force: boolean, onProgress?: (progress: SyncProgress) => void, signal?: AbortSignal, persist = true): Promise<SyncReport> {
   const { ports, store, options } = context;
   const started = ports.clock.now();
   onProgress?.({ phase: 'discovering', done: 0, total: 0 });
@@ -183,6 +227,8 @@ export async function syncProject(context: SyncContext, force: boolean, onProgre
   const previous = store.files();
   const previousState = store.state();
   const revisionAtStart = store.revision;
+  // Changes not yet written (files re-indexed by `syncKnownFiles` or a search) are written by this sync.
+  const unsavedAtStart = store.needsPersist;
   const kept = new Set<string>();
   let read = 0;
   let reindexed = 0;
@@ -268,8 +314,11 @@ export async function syncProject(context: SyncContext, force: boolean, onProgre
   // again for that would cost more than the sync itself.
   const gitChanged = previousState.head !== gitState.head || previousState.branch !== gitState.branch
     || previousState.dirty !== gitState.dirty || previousState.changedPaths.join('\0') !== gitState.changedPaths.join('\0');
-  if (revisionBeforeState !== revisionAtStart || gitChanged || previousState.indexedAt === null || force) await store.persist();
-  else store.keepPersisted();
+  if (revisionBeforeState !== revisionAtStart || unsavedAtStart || gitChanged || previousState.indexedAt === null || force) {
+    if (persist) await store.persist();
+  } else if (!unsavedAtStart) {
+    store.keepPersisted();
+  }
   const exclusionsByReason: Record<string, number> = {};
   for (const exclusion of exclusions) exclusionsByReason[exclusion.reason] = (exclusionsByReason[exclusion.reason] ?? 0) + 1;
   return {

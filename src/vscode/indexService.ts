@@ -26,7 +26,11 @@ export interface FolderStatus {
   loadedFromDisk?: boolean;
 }
 
-const syncDebounceMs = 250;
+const syncDebounceMs = 100;
+/** At most this many changed paths are re-indexed alone (see `runSync`); more run the incremental sync. */
+const maxEditedPaths = 64;
+/** After changed paths are synced without writing the database, the incremental sync that writes it runs once edits pause this long. */
+const reconcileDelayMs = 2000;
 
 /**
  * Owns the index of every workspace folder: trust gating, opening the stored index, syncing
@@ -194,7 +198,25 @@ export class IndexService implements vscode.Disposable {
         status.message = undefined;
         this.changed();
         const pendingAtStart = new Set(status.pendingPaths);
-        const report = await this.client.request('sync', { projectKey: status.key, full });
+        let report: SyncReport | null = null;
+        if (!full && pendingAtStart.size > 0 && pendingAtStart.size <= maxEditedPaths) {
+          // Edited files the index holds are re-indexed alone, in milliseconds; other paths get the
+          // incremental sync without the database write. The sync that writes it (and records git
+          // state) follows once edits pause.
+          const editStarted = Date.now();
+          const edited = await this.client.request('syncPaths', { projectKey: status.key, paths: [...pendingAtStart] });
+          // A newer edit already has its run scheduled; that run schedules this sync in turn.
+          if (!this.timers.has(status.key)) this.scheduleSync(status.folder, reconcileDelayMs);
+          if (!edited.report) {
+            for (const pending of pendingAtStart) status.pendingPaths.delete(pending);
+            status.lastSync = new Date();
+            status.state = status.pendingPaths.size > 0 ? 'stale' : 'ready';
+            this.log.info(`Re-indexed ${edited.changed} edited file(s) of ${status.folder.name} in ${Date.now() - editStarted} ms.`);
+            return;
+          }
+          report = edited.report;
+        }
+        report ??= await this.client.request('sync', { projectKey: status.key, full });
         for (const pending of pendingAtStart) status.pendingPaths.delete(pending);
         status.lastReport = report;
         status.lastSync = new Date();

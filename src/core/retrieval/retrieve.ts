@@ -3,7 +3,7 @@ import { sniffContent } from '../exclusion/contentRules';
 import { sha256Hex } from '../hashing';
 import { FileTooLargeError } from '../ports';
 import type { SnippetRow } from '../store';
-import { syncFile, type SyncContext } from '../sync';
+import { resyncOne, type SyncContext } from '../sync';
 import { splitLines, estimateTokens } from '../tokens';
 import { collectCandidates, containsLiteral, FileIndex, tierScores, type Candidate, type CandidateReason } from './candidates';
 import { describeTask, type TaskDescriptor } from './descriptor';
@@ -126,6 +126,7 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
   const budget = options.budgetTokens ?? context.options.budgetTokens;
   const descriptor = describeTask(query, options.attachedPaths);
   const state = context.store.state();
+  const revisionAtStart = context.store.revision;
   const revision = {
     root: state.root, branch: state.branch, head: state.head, dirty: state.dirty, changedPaths: state.changedPaths,
     indexedAt: state.indexedAt ? new Date(state.indexedAt).toISOString() : null,
@@ -173,7 +174,8 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
     if (verification.changedPaths.length > 0) {
       manifest.note = `Files kept changing during retrieval: ${verification.changedPaths.join(', ')}; their snippets were left out.`;
     }
-    if (context.store.needsPersist) await context.store.persist();
+    // Files this retrieval re-indexed are written now; other unsaved changes wait for their sync.
+    if (context.store.revision !== revisionAtStart) await context.store.persist();
     return { descriptor, results: verification.results, manifest };
   }
 }
@@ -235,17 +237,6 @@ export function relevanceCut<T extends Candidate & { score: number }>(candidates
     } else cut.push(candidate);
   }
   return { kept, cut };
-}
-
-/** Re-indexes one path that changed under the index, or removes it when it is gone or unusable. */
-export async function resyncOne(context: SyncContext, relativePath: string): Promise<void> {
-  const previous = context.store.file(relativePath);
-  const outcome = await syncFile(context, relativePath, undefined, {
-    tracked: previous?.tracked ?? false,
-    modified: true,
-    head: context.store.state().head,
-  }, false);
-  if (outcome.kind !== 'indexed') context.store.removeFile(relativePath);
 }
 
 async function verifyCandidates(candidates: Array<Scored & { modified: boolean }>, limit: number, budget: number, head: string | null, files: FileIndex, live: LiveFiles) {

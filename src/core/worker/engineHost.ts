@@ -25,12 +25,12 @@ const grammarDirectory = path.join(__dirname, 'grammars');
 
 const aborts = new Map<string, AbortController>();
 
-async function runSync(projectKey: string, full: boolean) {
+async function runSync(projectKey: string, full: boolean, persist = true) {
   const engine = engineFor(projectKey);
   const controller = new AbortController();
   aborts.set(projectKey, controller);
   try {
-    return await engine.sync({ full, signal: controller.signal, onProgress: (progress) => post({ type: 'progress', projectKey, progress }) });
+    return await engine.sync({ full, persist, signal: controller.signal, onProgress: (progress) => post({ type: 'progress', projectKey, progress }) });
   } finally {
     if (aborts.get(projectKey) === controller) aborts.delete(projectKey);
   }
@@ -53,10 +53,13 @@ const handlers: Handlers = {
     return { root: engine.root, loadedFromDisk: engine.loadedFromDisk, openNote: engine.openNote };
   },
   sync: ({ projectKey, full }) => runSync(projectKey, full === true),
-  async syncPaths({ projectKey }) {
-    // Discovery decides what belongs in the index, so a path-level change reruns the (cheap) incremental sync.
-    const report = await runSync(projectKey, false);
-    return { changed: report.reindexed + report.removed };
+  async syncPaths({ projectKey, paths }) {
+    // Edited files the index holds are re-indexed alone; a path discovery must judge runs the
+    // incremental sync. Neither writes the database: the caller's next sync does.
+    const quick = await engineFor(projectKey).syncKnownFiles(paths);
+    if (quick) return { changed: quick.reindexed + quick.removed, report: null };
+    const report = await runSync(projectKey, false, false);
+    return { changed: report.reindexed + report.removed, report };
   },
   async cancel({ projectKey }) {
     aborts.get(projectKey)?.abort();

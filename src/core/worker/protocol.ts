@@ -13,7 +13,8 @@ export interface RequestMap {
   open: { params: { projectKey: string; root: string; dbPath?: string; options?: EngineOptionsInput }; result: { root: string; loadedFromDisk: boolean; openNote?: string } };
   sync: { params: { projectKey: string; full?: boolean }; result: SyncReport };
   cancel: { params: { projectKey: string }; result: null };
-  syncPaths: { params: { projectKey: string; paths: string[] }; result: { changed: number } };
+  /** `report` is null when the edited files were re-indexed alone, without the incremental sync. The database is not written: the caller syncs again. */
+  syncPaths: { params: { projectKey: string; paths: string[] }; result: { changed: number; report: SyncReport | null } };
   search: { params: { projectKey: string; query: string; options?: RetrieveOptions }; result: Retrieval };
   context: { params: { projectKey: string; query: string; options?: RetrieveOptions }; result: ContextBlocks };
   symbols: { params: { projectKey: string }; result: SymbolRow[] };
