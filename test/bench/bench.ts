@@ -876,6 +876,7 @@ async function main(): Promise<void> {
         dbBytes: large.index.dbBytes, rssMB: large.index.rssMB, searchMeanMs: large.search?.overall.meanMs ?? null, searchP50Ms: large.search?.overall.p50Ms ?? null,
         searchP99Ms: large.search?.overall.p99Ms ?? null, path: large.search?.kinds.path ?? null, phrase: large.search?.kinds.phrase ?? null,
         fullText: large.search?.kinds.fullText ?? null, symbol: large.search?.kinds.symbol ?? null,
+        hybrid: large.hybrid?.stats ? { ...large.hybrid.stats, active: large.hybrid.active, embeddings: large.hybrid.embeddings } : null,
         gitGrepMeanMs: large.gitGrep?.stats?.meanMs ?? null, rgMeanMs: large.rg?.stats?.meanMs ?? null,
         incrementalNoChangeMs: large.incremental?.noChangeMedianMs ?? null, incrementalOneFileMs: large.incremental?.oneFileChangedMs ?? null,
       }
