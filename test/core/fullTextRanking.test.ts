@@ -157,6 +157,10 @@ describe('phrases', () => {
       '"compute" "gateway" "release" "legacy" "unable"',
     ]);
     assert.deepEqual(contentRuns(['failed', 'to', 'open', 'a', 'file']), [], 'single words between stopwords make no run');
+    // With chunk counts: the two rarest words go first when the run's lists are four times longer.
+    const listed = (word: string) => ({ compute: 200_000, release: 300_000, legacy: 400_000, gateway: 9_000, unable: 12_000 }[word] ?? 0);
+    assert.equal(phraseProbes(runs, ['compute', 'gateway', 'release', 'legacy', 'unable'], listed)[0], '"gateway" "unable"');
+    assert.equal(phraseProbes(runs, ['compute', 'gateway', 'release', 'legacy', 'unable'], (word) => (word === 'gateway' ? 100_000 : 50_000))[0], '"compute legacy release"');
   });
 
   test('a phrase is found through its probes and checked against the live text; the same words out of order, or only part of the phrase, do not count', async () => {

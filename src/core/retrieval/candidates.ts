@@ -362,16 +362,17 @@ export function containsLiteral(text: string, literal: string): boolean {
  * 50,000 files costs tens of milliseconds, and FTS4's own phrase query over a hundred.
  */
 const maxPhraseChunks = 64;
-const maxPhraseFiles = 32;
+const maxPhraseFiles = 64;
 
 /**
  * Chunks that hold `phrase`. FTS4 answers a phrase query by reading the position lists of every
  * word in it, and the short common ones (`to`, `for`, `the`) have the longest lists. So the
  * chunks holding a smaller query are found first, and when they are few, each is checked against
  * its live text (which verification reads anyway) or its path. The smaller queries, in order:
- * the phrase's longest run without stopwords (`compute legacy release` in `unable to compute
- * legacy release for release gateway`: adjacent words are far more selective than the same words
- * anywhere), that run with the next longest, then its three longest words, then all of them.
+ * the two rarest words when their lists are far shorter than the longest run's, the phrase's
+ * longest run without stopwords (`compute legacy release` in `unable to compute legacy release
+ * for release gateway`: adjacent words are far more selective than the same words anywhere),
+ * that run with the next longest, then its three longest words, then all of them.
  * With too many chunks for every probe, or no live reader, FTS4 runs the phrase query itself.
  * A chunk whose file changed since indexing is kept: verification re-indexes it and asks again.
  */
@@ -382,8 +383,11 @@ async function phraseRows(store: IndexStore, phrase: string, poolSize: number, l
   const content = [...new Set(words)].filter((word) => !stopwords.has(word)).sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
   const runs = contentRuns(words);
   if (!live || words.length < 3 || content.length < 2 || (runs.length === 1 && runs[0].length === words.length)) return exact();
+  // Chunks listing each word (common words only are counted; a rarer one lists fewer than 1,000).
+  const counts = store.commonTermCounts(content);
+  const listed = (word: string) => (counts.get(word) ?? []).reduce((sum, documents) => sum + documents, 0);
   let rows: SnippetRow[] = [];
-  for (const probe of phraseProbes(runs, content)) {
+  for (const probe of phraseProbes(runs, content, listed)) {
     let rowids: number[];
     try {
       rowids = store.matchingRowids(probe, maxPhraseChunks + 1);
@@ -422,9 +426,15 @@ export function contentRuns(words: string[]): string[][] {
 }
 
 /** The MATCH expressions `phraseRows` tries, most selective first (see there). */
-export function phraseProbes(runs: string[][], content: string[]): string[] {
+export function phraseProbes(runs: string[][], content: string[], listed: (word: string) => number = () => 0): string[] {
   const quoted = runs.map((run) => ftsQuote(run.join(' ')));
-  const probes = quoted.length > 0 ? [quoted[0]] : [];
+  const probes: string[] = [];
+  // The two rarest words, anywhere, first when their lists are shorter than the run's: a run of
+  // common words (`compute throttled node` at 50,000 files) costs what all its lists cost.
+  const rarest = [...content].sort((a, b) => listed(a) - listed(b) || b.length - a.length || (a < b ? -1 : 1)).slice(0, 2);
+  const cost = (words: string[]) => words.reduce((sum, word) => sum + listed(word), 0);
+  if (rarest.length === 2 && runs.length > 0 && cost(rarest) * 4 < cost(runs[0])) probes.push(rarest.map(ftsQuote).join(' '));
+  if (quoted.length > 0) probes.push(quoted[0]);
   if (quoted.length > 1) probes.push(`${quoted[0]} ${quoted[1]}`);
   if (content.length > 3) probes.push(content.slice(0, 3).map(ftsQuote).join(' '));
   probes.push(content.map(ftsQuote).join(' '));
