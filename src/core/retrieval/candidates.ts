@@ -358,11 +358,15 @@ export function containsLiteral(text: string, literal: string): boolean {
 
 /**
  * Chunks holding a phrase's probe are checked against the live text when there are at most this
- * many, in this many files. A file read costs a tenth of a millisecond or so; another probe at
- * 50,000 files costs tens of milliseconds, and FTS4's own phrase query over a hundred.
+ * many, in at most `phraseFileBound` files. A file read costs a few tenths of a millisecond
+ * whatever the index's size; another probe costs by the length of its words' lists: a few
+ * milliseconds at 5,000 files (80,000 chunks), tens at 50,000, and FTS4's own phrase query over a
+ * hundred there. So the files checked grow with the index: one per 12,500 chunks, 8 to 64.
  */
 const maxPhraseChunks = 64;
-const maxPhraseFiles = 64;
+function phraseFileBound(store: IndexStore): number {
+  return Math.min(64, Math.max(8, Math.round(store.documentCount() / 12_500)));
+}
 
 /**
  * Chunks that hold `phrase`. FTS4 answers a phrase query by reading the position lists of every
@@ -386,6 +390,7 @@ async function phraseRows(store: IndexStore, phrase: string, poolSize: number, l
   // Chunks listing each word (common words only are counted; a rarer one lists fewer than 1,000).
   const counts = store.commonTermCounts(content);
   const listed = (word: string) => (counts.get(word) ?? []).reduce((sum, documents) => sum + documents, 0);
+  const fileBound = phraseFileBound(store);
   let rows: SnippetRow[] = [];
   for (const probe of phraseProbes(runs, content, listed)) {
     let rowids: number[];
@@ -397,7 +402,7 @@ async function phraseRows(store: IndexStore, phrase: string, poolSize: number, l
     // No chunk holds the probe (words the phrase holds, or a part of it): none holds the phrase.
     if (rowids.length === 0) return [];
     rows = rowids.length <= maxPhraseChunks ? store.snippetsByRowid(rowids) : [];
-    if (rows.length > 0 && new Set(rows.map((row) => row.path)).size <= maxPhraseFiles) break;
+    if (rows.length > 0 && new Set(rows.map((row) => row.path)).size <= fileBound) break;
     rows = [];
   }
   if (rows.length === 0) return exact();
