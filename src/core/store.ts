@@ -652,6 +652,18 @@ export class IndexStore {
       .map((row) => ({ rowid: row[0] as number, bm25: row[1] as number }));
   }
 
+  /**
+   * Chunks holding each of `terms` (MATCH phrases), per full-text column: FTS4's
+   * `matchinfo('ncx')` of any one matching row carries them all, each phrase's list walked once.
+   * All zero when no row matches; throws when FTS4 rejects the expression.
+   */
+  termDocumentCounts(terms: string[]): number[][] {
+    const columns = fullTextWeights.length;
+    const blob = this.db.exec("SELECT matchinfo(search_index, 'ncx') FROM search_index WHERE search_index MATCH ? LIMIT 1", [terms.join(' OR ')])[0]?.values[0]?.[0];
+    const info = blob instanceof Uint8Array ? new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength)) : undefined;
+    return terms.map((_, phrase) => Array.from({ length: columns }, (_, column) => info?.[2 + 3 * (phrase * columns + column) + 2] ?? 0));
+  }
+
   /** Row ids of the first `limit` chunks matching, by row id (no ranking, no per-row statistics). */
   matchingRowids(matchExpression: string, limit: number): number[] {
     return this.all('SELECT docid FROM search_index WHERE search_index MATCH ? LIMIT ?', [matchExpression, limit]).map((row) => row[0] as number);

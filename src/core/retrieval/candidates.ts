@@ -478,12 +478,11 @@ export interface TermStatistics {
 
 /**
  * Document counts already read, per store, valid while its revision stands: the count of a
- * common word costs a walk over its whole list, and a session's requests share many words.
+ * word not in `CommonTermCounts` costs a walk over its list, and a session's requests share words.
  */
 interface StatisticsCache {
   revision: number;
   documents: number | undefined;
-  columns: number;
   terms: Map<string, number[]>;
 }
 const statisticsCaches = new WeakMap<IndexStore, StatisticsCache>();
@@ -492,17 +491,17 @@ const maxCachedTerms = 4096;
 function statisticsCache(store: IndexStore): StatisticsCache {
   let cache = statisticsCaches.get(store);
   if (!cache || cache.revision !== store.revision || cache.terms.size > maxCachedTerms) {
-    cache = { revision: store.revision, documents: undefined, columns: searchColumns.length, terms: new Map() };
+    cache = { revision: store.revision, documents: undefined, terms: new Map() };
     statisticsCaches.set(store, cache);
   }
   return cache;
 }
 
 /**
- * Document counts of the request's terms: FTS4's `matchinfo('ncx')` of any matching row carries
- * the document count and, per term and column, how many documents hold the term (one query for
- * the terms not counted since the index last changed). The idf weights let a rare word the
- * request shares with a declaration's name count more than a common one.
+ * Document counts of the request's terms, per column: common words' from `CommonTermCounts`, the
+ * others from one `matchinfo('ncx')` query (`IndexStore.termDocumentCounts`) for the terms not
+ * counted since the index last changed. The idf weights let a rare word the request shares with
+ * a declaration's name count more than a common one.
  */
 export function termStatistics(store: IndexStore, wordTerms: WordTerms[]): TermStatistics {
   const groups = wordTerms.slice(0, maxWeightedConcepts);
@@ -518,21 +517,11 @@ export function termStatistics(store: IndexStore, wordTerms: WordTerms[]): TermS
     missing = missing.filter((term) => !cache.terms.has(term));
   }
   if (missing.length > 0) {
-    let info: Uint32Array | undefined;
-    let failed = false;
     try {
-      const blob = store.database.exec("SELECT matchinfo(search_index, 'ncx') FROM search_index WHERE search_index MATCH ? LIMIT 1", [missing.join(' OR ')])[0]?.values[0]?.[0] as Uint8Array | undefined;
-      if (blob) info = new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
+      const counts = store.termDocumentCounts(missing);
+      missing.forEach((term, index) => cache.terms.set(term, counts[index]));
     } catch {
-      failed = true;
-    }
-    if (info) {
-      cache.documents = info[0];
-      cache.columns = info[1];
-    }
-    // No matching row means none of these terms is in any chunk; a failed query counts nothing.
-    if (!failed) {
-      missing.forEach((term, phrase) => cache.terms.set(term, Array.from({ length: cache.columns }, (_, column) => info?.[2 + 3 * (phrase * cache.columns + column) + 2] ?? 0)));
+      // A query FTS4 rejects counts nothing (the terms stay uncounted, so they weigh as unknown).
     }
   }
   cache.documents ??= store.documentCount();
