@@ -127,24 +127,23 @@ export interface FileGitInfo {
   head: string | null;
 }
 
+/** A file read for indexing or verification: its bytes' text and hash, or why it cannot be used. */
+export type IndexableRead =
+  | { kind: 'read'; stat: FileStat; text: string; sha256: string }
+  | { kind: 'excluded'; reason: ExclusionReason; detail?: string }
+  | { kind: 'vanished' };
+
 /**
- * Reads, checks and (re)indexes one file. The bytes read once serve the exclusion checks, the
- * hash and the chunks, so what is indexed is exactly what was hashed.
+ * Reads one project file once, in one blocking read (`readFileBlocking`: the engine runs off the
+ * editor's thread, and four thread-pool round trips cost more than the read), and checks it:
+ * within the size bound, a regular file, text, no secret. The bytes checked are the bytes hashed.
  */
-export async function syncFile(context: SyncContext, relativePath: string, knownStat: FileStat | undefined, git: FileGitInfo, force: boolean): Promise<FileOutcome> {
-  const { store, ports, options } = context;
+export function readIndexable(context: SyncContext, relativePath: string): IndexableRead {
   const absolute = path.join(context.root, ...relativePath.split('/'));
-  const existing = store.file(relativePath);
-  if (existing && knownStat && !force && existing.bytes === knownStat.size && existing.mtimeMs === knownStat.mtimeMs) {
-    if (existing.tracked !== git.tracked || existing.modified !== git.modified) {
-      store.touchFile({ ...existing, tracked: git.tracked, modified: git.modified });
-    }
-    return { kind: 'indexed', file: existing, reindexed: false, bytes: existing.bytes };
-  }
   let bytes: Uint8Array;
   let stat: FileStat;
   try {
-    ({ bytes, stat } = await ports.fs.readFile(absolute, options.bounds.maxFileBytes));
+    ({ bytes, stat } = context.ports.fs.readFileBlocking(absolute, context.options.bounds.maxFileBytes));
   } catch (error) {
     if (error instanceof FileTooLargeError) return { kind: 'excluded', reason: 'too-large', detail: `${error.size} bytes` };
     const code = (error as NodeJS.ErrnoException).code;
@@ -154,7 +153,25 @@ export async function syncFile(context: SyncContext, relativePath: string, known
   }
   const sniffed = sniffContent(bytes, relativePath);
   if (!sniffed.ok) return { kind: 'excluded', reason: sniffed.reason, detail: sniffed.detail };
-  const fileHash = sha256Hex(bytes);
+  return { kind: 'read', stat, text: sniffed.text, sha256: sha256Hex(bytes) };
+}
+
+/**
+ * Reads, checks and (re)indexes one file. The bytes read once serve the exclusion checks, the
+ * hash and the chunks, so what is indexed is exactly what was hashed.
+ */
+export async function syncFile(context: SyncContext, relativePath: string, knownStat: FileStat | undefined, git: FileGitInfo, force: boolean): Promise<FileOutcome> {
+  const { store, ports, options } = context;
+  const existing = store.file(relativePath);
+  if (existing && knownStat && !force && existing.bytes === knownStat.size && existing.mtimeMs === knownStat.mtimeMs) {
+    if (existing.tracked !== git.tracked || existing.modified !== git.modified) {
+      store.touchFile({ ...existing, tracked: git.tracked, modified: git.modified });
+    }
+    return { kind: 'indexed', file: existing, reindexed: false, bytes: existing.bytes };
+  }
+  const read = readIndexable(context, relativePath);
+  if (read.kind !== 'read') return read;
+  const { stat, text, sha256: fileHash } = read;
   const language = languageForPath(relativePath);
   const base = { path: relativePath, sha256: fileHash, bytes: stat.size, mtimeMs: stat.mtimeMs, language, tracked: git.tracked, modified: git.modified, indexedAt: ports.clock.now() };
   if (existing && existing.sha256 === fileHash && !force) {
@@ -162,7 +179,7 @@ export async function syncFile(context: SyncContext, relativePath: string, known
     store.touchFile(file);
     return { kind: 'indexed', file, reindexed: false, bytes: stat.size };
   }
-  const rows = await buildRows(context, relativePath, sniffed.text, fileHash, language);
+  const rows = await buildRows(context, relativePath, text, fileHash, language);
   const file: FileRow = { ...base, gitHead: git.head, parser: rows.parser, parserReason: rows.parserReason };
   store.replaceFile(file, rows.snippets, rows.symbols);
   if (options.semantic) embedIndexedChunks(context, rows.snippets);

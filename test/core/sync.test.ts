@@ -164,9 +164,9 @@ describe('files that change during indexing', () => {
       ...base,
       fs: {
         ...base.fs,
-        async readFile(absolutePath, maxBytes) {
+        readFileBlocking(absolutePath, maxBytes) {
           if (absolutePath.endsWith('gone.ts')) fs.rmSync(absolutePath);
-          return base.fs.readFile(absolutePath, maxBytes);
+          return base.fs.readFileBlocking(absolutePath, maxBytes);
         },
       },
     };
@@ -184,9 +184,9 @@ describe('files that change during indexing', () => {
       ...base,
       fs: {
         ...base.fs,
-        async readFile(absolutePath, maxBytes) {
+        readFileBlocking(absolutePath, maxBytes) {
           if (absolutePath.endsWith('a.ts')) fs.writeFileSync(absolutePath, 'export const afterwards = 22;\n');
-          return base.fs.readFile(absolutePath, maxBytes);
+          return base.fs.readFileBlocking(absolutePath, maxBytes);
         },
       },
     };

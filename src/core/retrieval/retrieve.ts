@@ -1,9 +1,5 @@
-import * as path from 'node:path';
-import { sniffContent } from '../exclusion/contentRules';
-import { sha256Hex } from '../hashing';
-import { FileTooLargeError } from '../ports';
 import type { SnippetRow } from '../store';
-import { resyncOne, type SyncContext } from '../sync';
+import { readIndexable, resyncOne, type SyncContext } from '../sync';
 import { splitLines, estimateTokens } from '../tokens';
 import { collectCandidates, containsLiteral, FileIndex, tierScores, type Candidate, type CandidateReason } from './candidates';
 import { describeTask, type TaskDescriptor } from './descriptor';
@@ -70,20 +66,13 @@ export class LiveFiles {
   }
 }
 
-/** Reads a file once for both its hash and its text, without leaving the thread (see `readFileBlocking`); anything unusable says why. */
+/** A file's live hash and lines (`readIndexable`); anything unusable says why, in the manifest's words. */
 async function readLive(context: SyncContext, relativePath: string): Promise<LiveFile> {
-  try {
-    const { bytes } = context.ports.fs.readFileBlocking(path.join(context.root, ...relativePath.split('/')), context.options.bounds.maxFileBytes);
-    const sniffed = sniffContent(bytes, relativePath);
-    if (!sniffed.ok) return { ok: false, reason: sniffed.reason === 'secret-content' || sniffed.reason === 'private-key' || sniffed.reason === 'credential-file' ? 'secret' : sniffed.reason };
-    return { ok: true, sha256: sha256Hex(bytes), lines: splitLines(sniffed.text) };
-  } catch (error) {
-    if (error instanceof FileTooLargeError) return { ok: false, reason: 'too-large' };
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, reason: 'deleted' };
-    if (code === 'ELOOP') return { ok: false, reason: 'symlink' };
-    return { ok: false, reason: 'unreadable' };
-  }
+  const read = readIndexable(context, relativePath);
+  if (read.kind === 'read') return { ok: true, sha256: read.sha256, lines: splitLines(read.text) };
+  if (read.kind === 'vanished') return { ok: false, reason: 'deleted' };
+  if (read.reason === 'secret-content' || read.reason === 'private-key' || read.reason === 'credential-file') return { ok: false, reason: 'secret' };
+  return { ok: false, reason: read.reason };
 }
 
 interface Scored extends Candidate {
