@@ -193,13 +193,15 @@ export class IndexService implements vscode.Disposable {
     const work = (async () => {
       try {
         if (!vscode.workspace.isTrusted || !readConfig(status.folder).enabled) return;
-        if (!status.opened && !(await this.open(status))) return;
+        // A (re)opened engine may have new settings (exclude globs, bounds): discovery must run.
+        const reopened = !status.opened;
+        if (reopened && !(await this.open(status))) return;
         status.state = 'indexing';
         status.message = undefined;
         this.changed();
         const pendingAtStart = new Set(status.pendingPaths);
         let report: SyncReport | null = null;
-        if (!full && pendingAtStart.size > 0 && pendingAtStart.size <= maxEditedPaths) {
+        if (!full && !reopened && pendingAtStart.size > 0 && pendingAtStart.size <= maxEditedPaths) {
           // Edited files the index holds are re-indexed alone, in milliseconds; other paths get the
           // incremental sync without the database write. The sync that writes it (and records git
           // state) follows once edits pause.
