@@ -434,8 +434,8 @@ export function contentRuns(words: string[]): string[][] {
 export function phraseProbes(runs: string[][], content: string[], listed: (word: string) => number = () => 0): string[] {
   const quoted = runs.map((run) => ftsQuote(run.join(' ')));
   const probes: string[] = [];
-  // The two rarest words, anywhere, first when their lists are shorter than the run's: a run of
-  // common words (`compute throttled node` at 50,000 files) costs what all its lists cost.
+  // The two rarest words, anywhere, first when their lists are under a quarter of the run's: a run
+  // of common words (`compute throttled node` at 50,000 files) costs what all its lists cost.
   const rarest = [...content].sort((a, b) => listed(a) - listed(b) || b.length - a.length || (a < b ? -1 : 1)).slice(0, 2);
   const cost = (words: string[]) => words.reduce((sum, word) => sum + listed(word), 0);
   if (rarest.length === 2 && runs.length > 0 && cost(rarest) * 4 < cost(runs[0])) probes.push(rarest.map(ftsQuote).join(' '));
