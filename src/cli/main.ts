@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { RootRefusedError } from '../core/discovery';
+import { canonicalRoot, RootRefusedError } from '../core/discovery';
 import { ProjectEngine, UserInputError } from '../core/engine';
 import { sha256Hex } from '../core/hashing';
 import { nodePorts, type Logger } from '../core/ports';
@@ -37,16 +37,12 @@ function stderrLogger(): Logger {
 
 async function openEngine(root: string, dbFlag: string | true | undefined, semantic = false): Promise<ProjectEngine> {
   const ports = nodePorts(stderrLogger());
-  let canonical: string;
-  try {
-    canonical = fs.realpathSync(path.resolve(root));
-  } catch {
-    throw new UserInputError(`The folder ${root} does not exist.`);
-  }
+  // The engine's own checks (a missing folder, the filesystem root, the home directory), before the database folder is created.
+  const canonical = await canonicalRoot(root, ports);
   const dbPath = typeof dbFlag === 'string' ? path.resolve(dbFlag) : defaultDbPath(canonical);
   fs.mkdirSync(path.dirname(dbPath), { recursive: true });
   const grammarDirectory = path.join(__dirname, 'grammars');
-  return ProjectEngine.open({ root, dbPath, ports, parsers: createStructuralParsers({ grammarDirectory, queryDirectory: grammarDirectory }), options: { semantic } });
+  return ProjectEngine.open({ root: canonical, dbPath, ports, parsers: createStructuralParsers({ grammarDirectory, queryDirectory: grammarDirectory }), options: { semantic } });
 }
 
 function progressReporter(): ((progress: { phase: string; done: number; total: number }) => void) | undefined {
