@@ -1,4 +1,5 @@
 import type { Database, SqlValue } from 'sql.js';
+import { readVarints } from './termCodes';
 
 /** A word in at least this many chunks is common: counting it on demand would walk a long list. */
 export const commonTermFloor = 1000;
@@ -122,13 +123,5 @@ export class CommonTermCounts {
 /** Rows in the full-text index, from FTS4's own totals row (its first varint). */
 export function documentCount(db: Database): number {
   const blob = db.exec('SELECT value FROM search_index_stat WHERE id = 0')[0]?.values[0]?.[0];
-  if (!(blob instanceof Uint8Array)) return 0;
-  let value = 0;
-  let shift = 0;
-  for (const byte of blob) {
-    value += (byte & 0x7f) * 2 ** shift;
-    if (!(byte & 0x80)) return value;
-    shift += 7;
-  }
-  return value;
+  return blob instanceof Uint8Array ? readVarints(blob)[0] ?? 0 : 0;
 }

@@ -4,7 +4,7 @@ import { CommonTermCounts, commonTermsSchema, documentCount } from './commonTerm
 import type { ExclusionReason } from './exclusion/reasons';
 import type { EnginePorts } from './ports';
 import { declareRowFunction, loadSqlite, withRowFunction } from './sqlite';
-import { buildVocabulary, decodeWords, encodeWords } from './termCodes';
+import { buildVocabulary, decodeWords, encodeWords, readVarints } from './termCodes';
 
 /** Bumped whenever the tables change; an older file is discarded and rebuilt, never migrated. */
 export const schemaVersion = 2;
@@ -746,23 +746,6 @@ function pathTerms(path: string): string {
   return path.replace(/[/._-]+/g, ' ');
 }
 
-/** Decodes SQLite's varint list (as in FTS4 docsize blobs). */
-function readVarints(blob: Uint8Array): number[] {
-  const values: number[] = [];
-  let value = 0;
-  let shift = 0;
-  for (const byte of blob) {
-    value += (byte & 0x7f) * 2 ** shift;
-    if (byte & 0x80) {
-      shift += 7;
-    } else {
-      values.push(value);
-      value = 0;
-      shift = 0;
-    }
-  }
-  return values;
-}
 
 /** Above this size the rollback journal is a file in sql.js's file system instead of WebAssembly memory. */
 const fileJournalBytes = 256 * 1024 * 1024;

@@ -49,3 +49,21 @@ export function decodeWords(codes: Uint8Array, vocabulary: string[]): string {
   }
   return words.join(' ');
 }
+
+/** Decodes SQLite's varint list (as in FTS4 docsize blobs). */
+export function readVarints(blob: Uint8Array): number[] {
+  const values: number[] = [];
+  let value = 0;
+  let shift = 0;
+  for (const byte of blob) {
+    value += (byte & 0x7f) * 2 ** shift;
+    if (byte & 0x80) {
+      shift += 7;
+    } else {
+      values.push(value);
+      value = 0;
+      shift = 0;
+    }
+  }
+  return values;
+}
