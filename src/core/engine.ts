@@ -137,7 +137,7 @@ export class ProjectEngine {
       if (exclusion) throw new UserInputError(`The file ${parsed.path} is excluded from the index (${exclusion.reason}).`);
       let bytes: Uint8Array;
       try {
-        ({ bytes } = await this.project.ports.fs.readFile(absolute, this.project.options.bounds.maxFileBytes));
+        ({ bytes } = this.project.ports.fs.readFileBlocking(absolute, this.project.options.bounds.maxFileBytes));
       } catch (error) {
         if (error instanceof FileTooLargeError) throw new UserInputError(`The file ${parsed.path} is larger than the file bound.`);
         throw new UserInputError(`Cannot read ${parsed.path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);

@@ -21,12 +21,11 @@ export interface FileSystemHost {
   realpath(absolutePath: string): Promise<string>;
   /** Entry names of one directory (not recursive, unsorted). */
   readdir(absolutePath: string): Promise<string[]>;
-  /** Reads a whole regular file through one descriptor; the stat describes the bytes returned. */
-  readFile(absolutePath: string, maxBytes: number): Promise<{ bytes: Uint8Array; stat: FileStat }>;
   /**
-   * As `readFile`, without leaving the calling thread: for the few files a search verifies, where
-   * four thread-pool round trips (open, stat, read, close) cost far more than the read itself.
-   * The engine runs off the editor's thread (see `worker/`), so blocking it freezes nothing.
+   * Reads a whole regular file through one descriptor (the stat describes the bytes returned),
+   * without leaving the calling thread: four thread-pool round trips (open, stat, read, close)
+   * cost far more than reading a source file. The engine runs off the editor's thread (see
+   * `worker/`), so blocking it freezes nothing.
    */
   readFileBlocking(absolutePath: string, maxBytes: number): { bytes: Uint8Array; stat: FileStat };
   readBinary(absolutePath: string): Promise<Uint8Array>;
@@ -95,14 +94,6 @@ export async function readWhole(absolutePath: string, pieceBytes = 64 * 1024 * 1
   }
 }
 
-/** The stat of an open descriptor that may be read: a regular file within `maxBytes`. */
-function readableStat(stats: fs.Stats, maxBytes: number): FileStat {
-  const stat = toStat(stats);
-  if (!stat.isFile) throw Object.assign(new Error('not a regular file'), { code: 'ENOTFILE' });
-  if (stat.size > maxBytes) throw new FileTooLargeError(stat.size);
-  return stat;
-}
-
 export const nodeFileSystem: FileSystemHost = {
   async lstat(absolutePath) {
     return toStat(await fs.promises.lstat(absolutePath));
@@ -113,27 +104,13 @@ export const nodeFileSystem: FileSystemHost = {
   readdir(absolutePath) {
     return fs.promises.readdir(absolutePath);
   },
-  async readFile(absolutePath, maxBytes) {
-    // O_NOFOLLOW: a path that became a symbolic link after discovery is refused, not followed.
-    const handle = await fs.promises.open(absolutePath, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-    try {
-      const stat = readableStat(await handle.stat(), maxBytes);
-      const bytes = Buffer.allocUnsafe(stat.size);
-      let offset = 0;
-      while (offset < stat.size) {
-        const { bytesRead } = await handle.read(bytes, offset, stat.size - offset, offset);
-        if (bytesRead === 0) break;
-        offset += bytesRead;
-      }
-      return { bytes: bytes.subarray(0, offset), stat: { ...stat, size: offset } };
-    } finally {
-      await handle.close();
-    }
-  },
   readFileBlocking(absolutePath, maxBytes) {
+    // O_NOFOLLOW: a path that became a symbolic link after discovery is refused, not followed.
     const descriptor = fs.openSync(absolutePath, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
     try {
-      const stat = readableStat(fs.fstatSync(descriptor), maxBytes);
+      const stat = toStat(fs.fstatSync(descriptor));
+      if (!stat.isFile) throw Object.assign(new Error('not a regular file'), { code: 'ENOTFILE' });
+      if (stat.size > maxBytes) throw new FileTooLargeError(stat.size);
       const bytes = Buffer.allocUnsafe(stat.size);
       let offset = 0;
       while (offset < stat.size) {

@@ -15,11 +15,8 @@
  * in once, lazily, from the live files (`backfillEmbeddings`, at the end of a sync with hybrid on
  * and before the first hybrid query), always checking the file's hash first.
  */
-import * as path from 'node:path';
-import { sniffContent } from '../exclusion/contentRules';
-import { sha256Hex } from '../hashing';
 import type { IndexStore, SnippetRow } from '../store';
-import type { SyncContext } from '../sync';
+import { readIndexable, type SyncContext } from '../sync';
 import { lineOwners, ownText, splitIdentifier, splitLines } from '../tokens';
 import { stemWord, stopwords } from './descriptor';
 
@@ -255,17 +252,10 @@ export async function backfillEmbeddings(context: SyncContext): Promise<number> 
   }
   let stored = 0;
   for (const [relativePath, chunks] of byFile) {
-    let text: string;
-    try {
-      const { bytes } = await context.ports.fs.readFile(path.join(context.root, ...relativePath.split('/')), context.options.bounds.maxFileBytes);
-      if (sha256Hex(bytes) !== chunks[0].fileHash) continue; // changed since indexing: the next sync re-indexes it
-      const sniffed = sniffContent(bytes, relativePath);
-      if (!sniffed.ok) continue;
-      text = sniffed.text;
-    } catch {
-      continue;
-    }
-    const lines = splitLines(text);
+    // Unusable, or changed since indexing: the next sync deals with it.
+    const read = readIndexable(context, relativePath);
+    if (read.kind !== 'read' || read.sha256 !== chunks[0].fileHash) continue;
+    const lines = splitLines(read.text);
     const own = ownTexts(lines, context.store.currentSnippets(relativePath));
     stored += storeEmbeddings(context.store, chunks.map((chunk) => ({
       path: relativePath, fileHash: chunk.fileHash, startLine: chunk.startLine, endLine: chunk.endLine, parserVersion: chunk.parserVersion,
