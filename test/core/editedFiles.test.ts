@@ -11,13 +11,18 @@ const files = {
   'README.md': '# Ledger\n',
 };
 
+/** The fixture indexed into a database file, and that file's bytes as the sync wrote them. */
+async function syncedWithDatabase(name: string) {
+  const fixture = project(files);
+  const dbPath = tempFile(name);
+  const engine = await openEngine(fixture.root, { dbPath });
+  await engine.sync();
+  return { fixture, dbPath, engine, onDisk: fs.readFileSync(dbPath) };
+}
+
 describe('edited files re-indexed without discovery', () => {
   test('an edit to an indexed file is searchable at once; the database is written by the next sync', async () => {
-    const fixture = project(files);
-    const dbPath = tempFile('edited.sqlite');
-    const engine = await openEngine(fixture.root, { dbPath });
-    await engine.sync();
-    const onDisk = fs.readFileSync(dbPath);
+    const { fixture, dbPath, engine, onDisk } = await syncedWithDatabase('edited.sqlite');
     fixture.edit('src/ledger.ts', 'export function postLedger(amount: number): number {\n  return reconcileQuokkaBalance(amount);\n}\n');
     assert.deepEqual(await engine.syncKnownFiles(['src/ledger.ts']), { reindexed: 1, removed: 0 });
     const found = await engine.search('reconcileQuokkaBalance');
@@ -50,11 +55,7 @@ describe('edited files re-indexed without discovery', () => {
   });
 
   test('a sync that does not persist leaves the write to the next sync', async () => {
-    const fixture = project(files);
-    const dbPath = tempFile('deferred.sqlite');
-    const engine = await openEngine(fixture.root, { dbPath });
-    await engine.sync();
-    const onDisk = fs.readFileSync(dbPath);
+    const { fixture, dbPath, engine, onDisk } = await syncedWithDatabase('deferred.sqlite');
     fixture.write('src/created.ts', 'export const freshlyCreatedNumbat = 3;\n');
     const report = await engine.sync({ persist: false });
     assert.equal(report.reindexed, 1);
