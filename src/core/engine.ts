@@ -25,7 +25,12 @@ export interface OpenEngineOptions {
   ports: EnginePorts;
   /** Hybrid mode's embedding function (default: the local feature hasher); tests inject failing ones. */
   embedder?: Embedder;
+  /** How long a save waits for another writer's lock on the database (default two minutes). */
+  lockTimeoutMs?: number;
 }
+
+/** Syncs again after another writer replaced the database at most this many times before giving up. */
+const maxReloads = 5;
 
 /** Raised for bad user input (citations, arguments); its message is one line for the user. */
 export class UserInputError extends Error {
@@ -66,17 +71,38 @@ export class ProjectEngine {
   private queue: Promise<unknown> = Promise.resolve();
   private lastErrors: string[] = [];
 
-  private constructor(private readonly project: SyncContext, readonly dbPath: string | undefined, readonly openNote: string | undefined, readonly loadedFromDisk: boolean) {}
+  private constructor(
+    private readonly project: SyncContext, readonly dbPath: string | undefined, readonly openNote: string | undefined,
+    readonly loadedFromDisk: boolean, private readonly lockTimeoutMs: number | undefined,
+  ) {}
 
   static async open(input: OpenEngineOptions): Promise<ProjectEngine> {
     const root = await canonicalRoot(input.root, input.ports);
     const options = resolveOptions(input.options);
-    const { store, discardedReason, loaded } = await IndexStore.open(input.dbPath, root, input.ports);
+    const { store, discardedReason, loaded } = await IndexStore.open(input.dbPath, root, input.ports, { lockTimeoutMs: input.lockTimeoutMs });
     const context: SyncContext = {
       root, projectId: sha256Hex(root).slice(0, 16), options, ports: input.ports, store,
       parsers: new ParserChain(input.parsers ?? []), embedder: input.embedder,
     };
-    return new ProjectEngine(context, input.dbPath, discardedReason, loaded);
+    return new ProjectEngine(context, input.dbPath, discardedReason, loaded, input.lockTimeoutMs);
+  }
+
+  /**
+   * A sync whose save found the database replaced by another writer (`supersededOnDisk`) is not
+   * saved over it: the engine reads that writer's index and syncs the live files into it again,
+   * so both writers' work survives (see ARCHITECTURE.md, "The database file").
+   */
+  private async syncOverOtherWriters(full: boolean, options: { onProgress?: (progress: SyncProgress) => void; signal?: AbortSignal; persist?: boolean }): Promise<SyncReport> {
+    const persist = options.persist !== false;
+    for (let reloads = 0; ; reloads++) {
+      const report = await syncProject(this.project, full, options.onProgress, options.signal, persist);
+      if (!persist || !this.project.store.supersededOnDisk) return report;
+      if (reloads === maxReloads) throw new Error(`The index ${this.dbPath} kept being replaced by other writers; this sync was not saved.`);
+      this.project.ports.log.info(`Another process wrote ${this.dbPath}; reading it and syncing again.`);
+      const { store } = await IndexStore.open(this.dbPath, this.project.root, this.project.ports, { lockTimeoutMs: this.lockTimeoutMs });
+      this.project.store.close();
+      this.project.store = store;
+    }
   }
 
   get root(): string {
@@ -97,7 +123,7 @@ export class ProjectEngine {
   sync(options: { full?: boolean; onProgress?: (progress: SyncProgress) => void; signal?: AbortSignal; persist?: boolean } = {}): Promise<SyncReport> {
     return this.serialize(async () => {
       try {
-        const report = await syncProject(this.project, options.full === true, options.onProgress, options.signal, options.persist !== false);
+        const report = await this.syncOverOtherWriters(options.full === true, options);
         this.lastErrors = report.errors.slice(-10);
         return report;
       } catch (error) {
@@ -186,7 +212,11 @@ export class ProjectEngine {
     return formatHealth(health);
   }
 
-  /** Persists pending changes and frees the database. */
+  /**
+   * Persists pending changes and frees the database. Changes another writer's newer file
+   * supersedes are dropped, not saved over it: they are derived from the live files, which the
+   * next sync reads again.
+   */
   async close(): Promise<void> {
     await this.serialize(async () => {
       await this.project.store.persist();
