@@ -129,14 +129,14 @@ export function notOurDatabase(dbPath: string, why: string): DatabaseRefusedErro
 
 // ---- temporary files ---------------------------------------------------------------------------
 
-/** `<db>.<pid>.<random>.tmp`: the only names `sweepTemporaryFiles` removes. */
+/** `<db>.<pid>.<random>.tmp` (and `<db>.lock.<pid>.<random>.stale`, see `takeOver`): the only names `sweepTemporaryFiles` removes. */
 function temporaryName(dbPath: string): string {
   return `${dbPath}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
 }
 
 function temporaryPattern(dbPath: string): RegExp {
   const base = path.basename(dbPath).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`^${base}\\.\\d+\\.[0-9a-f]{12}\\.tmp$`);
+  return new RegExp(`^${base}(\\.\\d+\\.[0-9a-f]{12}\\.tmp|\\.lock\\.\\d+\\.[0-9a-f]{12}\\.stale)$`);
 }
 
 /**
@@ -312,7 +312,7 @@ export async function acquireLock(dbPath: string, options: LockOptions): Promise
     }
     if (Date.now() - started >= options.timeoutMs) {
       if (options.timeoutMs === 0) return undefined;
-      throw new DatabaseLockedError(`The index ${dbPath} is locked by ${holder.description}; gave up after ${Math.round(options.timeoutMs / 1000)} s (remove ${lockPath} if no such process runs).`);
+      throw new DatabaseLockedError(`The index ${dbPath} is locked by ${holder.description}; gave up after ${(options.timeoutMs / 1000).toFixed(1)} s (remove ${lockPath} if no such process runs).`);
     }
     if (!announced) {
       announced = true;

@@ -1,5 +1,6 @@
+// Types only: the extension bundles this module for `formatHealth`, and a value import of the
+// store would bring sql.js into extension.js (test/core/bundle.test.ts checks it does not).
 import type { IndexStore } from './store';
-import { schemaVersion } from './store';
 
 export interface Health {
   status: 'ready' | 'empty' | 'stale' | 'untrusted' | 'error';
@@ -37,7 +38,7 @@ export function healthOf(store: IndexStore, root: string, dbPath: string | undef
     status: state.indexedAt === null ? 'empty' : workingTreeNewerThanIndex ? 'stale' : 'ready',
     root,
     dbPath: dbPath ?? null,
-    schemaVersion,
+    schemaVersion: store.schemaVersion,
     files: counts.files,
     snippets: counts.snippets,
     staleSnippets: counts.staleSnippets,

@@ -170,6 +170,8 @@ const fileColumns = 'path, sha256, bytes, mtime_ms, language, git_head, tracked,
  * calls the per-file operations here, each in its own transaction.
  */
 export class IndexStore {
+  /** The schema this store writes (for health, which must not import this module's values). */
+  readonly schemaVersion = schemaVersion;
   private statements = new Map<string, Statement>();
   private dirtySincePersist = false;
   private revisionCounter = 0;

@@ -234,7 +234,7 @@ describe('writers lock the database and never lose an update', () => {
     fixture.write('src/new.ts', 'export const added = 1;\n');
     const before = fs.readFileSync(dbPath);
     await assert.rejects(blocked.sync(), (error: Error) => {
-      assert.match(error.message, new RegExp(`^The index .* is locked by pid ${process.pid} on .*; gave up after 0 s \\(remove .*\\.lock if no such process runs\\)\\.$`));
+      assert.match(error.message, new RegExp(`^The index .* is locked by pid ${process.pid} on .*; gave up after 0\\.3 s \\(remove .*\\.lock if no such process runs\\)\\.$`));
       return true;
     });
     assert.ok(warnings.some((warning) => warning.startsWith('Waiting for the index')), warnings.join('\n'));
@@ -289,6 +289,20 @@ describe('temporary files never outlive a save', () => {
     assert.equal(next.code, 0, next.stderr);
     assert.deepEqual(fs.readdirSync(place), ['index.sqlite']);
     assert.deepEqual(searchPaths(fixture.root, db, 'Session'), ['src/session.ts']);
+  });
+
+  test('opening sweeps only our own temporary-file names beside our database', async () => {
+    const fixture = project();
+    const place = folder('pk-dbfile-');
+    const dbPath = path.join(place, 'index.sqlite');
+    const ours = ['index.sqlite.4242.0123456789ab.tmp', 'index.sqlite.lock.4242.0123456789ab.stale'];
+    const others = ['index.sqlite.tmp', 'index.sqlite.4242.xyz.tmp', 'other.sqlite.4242.0123456789ab.tmp', 'notes.4242.0123456789ab.tmp'];
+    for (const name of [...ours, ...others]) fs.writeFileSync(path.join(place, name), name);
+    // A directory with our pattern is not a file we wrote: it stays.
+    fs.mkdirSync(path.join(place, 'index.sqlite.7.abcdefabcdef.tmp'));
+    const engine = await openEngine(fixture.root, { dbPath });
+    assert.deepEqual(fs.readdirSync(place).sort(), [...others, 'index.sqlite.7.abcdefabcdef.tmp'].sort());
+    await engine.close();
   });
 
   test('a save that fails writing (file size limit, as a full disk would) removes its temporary file and keeps the old index', () => {
