@@ -97,7 +97,9 @@ export async function readDatabaseFile(dbPath: string): Promise<DatabaseFileCont
   try {
     // The stat of the open descriptor describes the bytes read, whatever the path names now.
     const stat = await handle.stat({ bigint: true });
-    if (!stat.isFile() || stat.ino !== before.ino || stat.dev !== before.dev) throw refusal(dbPath, 'it was replaced while it was being opened');
+    if (!stat.isFile() || stat.ino !== before.ino || stat.dev !== before.dev) {
+      throw refusal(dbPath, 'it was replaced while it was being opened');
+    }
     const identity = identityOf(stat);
     if (stat.size === 0n) return { identity };
     if (stat.size < BigInt(sqliteHeader.length)) throw refusal(dbPath, 'it is not a SQLite database');
@@ -225,7 +227,9 @@ const unreadableLockGraceMs = 10_000;
 function parseOwner(text: string): LockOwner | undefined {
   try {
     const value = JSON.parse(text) as Partial<LockOwner>;
-    if (typeof value.pid === 'number' && typeof value.host === 'string' && typeof value.since === 'string' && typeof value.token === 'string') return value as LockOwner;
+    const complete = typeof value.pid === 'number' && typeof value.host === 'string'
+      && typeof value.since === 'string' && typeof value.token === 'string';
+    if (complete) return value as LockOwner;
   } catch {
     // An unreadable lock file is judged by its age instead.
   }
@@ -255,7 +259,7 @@ export class DatabaseLock {
     try {
       current = fs.lstatSync(this.lockPath);
     } catch {
-      throw new DatabaseLockedError(`The lock ${this.lockPath} of pid ${this.owner.pid} disappeared during a save; the save was abandoned.`);
+      throw new DatabaseLockedError(`The lock ${this.lockPath} of pid ${this.owner.pid} disappeared during a save; the save was given up.`);
     }
     if (current.ino !== mine.ino || current.dev !== mine.dev) {
       throw new DatabaseLockedError(`The lock ${this.lockPath} was taken over by another process during a save; the save was abandoned.`);
@@ -297,7 +301,9 @@ export function lockPathOf(dbPath: string): string {
  */
 export async function acquireLock(dbPath: string, options: LockOptions): Promise<DatabaseLock | undefined> {
   const lockPath = lockPathOf(dbPath);
-  const owner: LockOwner = { pid: process.pid, host: os.hostname(), since: new Date().toISOString(), token: randomBytes(8).toString('hex') };
+  const owner: LockOwner = {
+    pid: process.pid, host: os.hostname(), since: new Date().toISOString(), token: randomBytes(8).toString('hex'),
+  };
   const started = Date.now();
   let delay = 20;
   let announced = false;
@@ -312,7 +318,9 @@ export async function acquireLock(dbPath: string, options: LockOptions): Promise
     }
     if (Date.now() - started >= options.timeoutMs) {
       if (options.timeoutMs === 0) return undefined;
-      throw new DatabaseLockedError(`The index ${dbPath} is locked by ${holder.description}; gave up after ${(options.timeoutMs / 1000).toFixed(1)} s (remove ${lockPath} if no such process runs).`);
+      const waited = (options.timeoutMs / 1000).toFixed(1);
+      const advice = `remove ${lockPath} if no such process runs`;
+      throw new DatabaseLockedError(`The index ${dbPath} is locked by ${holder.description}; gave up after ${waited} s (${advice}).`);
     }
     if (!announced) {
       announced = true;

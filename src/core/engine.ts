@@ -79,7 +79,8 @@ export class ProjectEngine {
   static async open(input: OpenEngineOptions): Promise<ProjectEngine> {
     const root = await canonicalRoot(input.root, input.ports);
     const options = resolveOptions(input.options);
-    const { store, discardedReason, loaded } = await IndexStore.open(input.dbPath, root, input.ports, { lockTimeoutMs: input.lockTimeoutMs });
+    const opened = await IndexStore.open(input.dbPath, root, input.ports, { lockTimeoutMs: input.lockTimeoutMs });
+    const { store, discardedReason, loaded } = opened;
     const context: SyncContext = {
       root, projectId: sha256Hex(root).slice(0, 16), options, ports: input.ports, store,
       parsers: new ParserChain(input.parsers ?? []), embedder: input.embedder,
@@ -92,12 +93,14 @@ export class ProjectEngine {
    * saved over it: the engine reads that writer's index and syncs the live files into it again,
    * so both writers' work survives (see ARCHITECTURE.md, "The database file").
    */
-  private async syncOverOtherWriters(full: boolean, options: { onProgress?: (progress: SyncProgress) => void; signal?: AbortSignal; persist?: boolean }): Promise<SyncReport> {
+  private async syncOverOtherWriters(
+    full: boolean, options: { onProgress?: (progress: SyncProgress) => void; signal?: AbortSignal; persist?: boolean },
+  ): Promise<SyncReport> {
     const persist = options.persist !== false;
     for (let reloads = 0; ; reloads++) {
       const report = await syncProject(this.project, full, options.onProgress, options.signal, persist);
       if (!persist || !this.project.store.supersededOnDisk) return report;
-      if (reloads === maxReloads) throw new Error(`The index ${this.dbPath} kept being replaced by other writers; this sync was not saved.`);
+      if (reloads === maxReloads) throw new Error(`The index ${this.dbPath} kept being replaced by other writers; this sync is not saved.`);
       this.project.ports.log.info(`Another process wrote ${this.dbPath}; reading it and syncing again.`);
       const { store } = await IndexStore.open(this.dbPath, this.project.root, this.project.ports, { lockTimeoutMs: this.lockTimeoutMs });
       this.project.store.close();

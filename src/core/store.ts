@@ -1,7 +1,10 @@
 import type { Database, SqlJsStatic, SqlValue, Statement } from 'sql.js';
 import { ColumnLengths } from './columnLengths';
 import { CommonTermCounts, commonTermsSchema, documentCount } from './commonTerms';
-import { acquireLock, currentIdentity, DatabaseRefusedError, notOurDatabase, pauseForTests, readDatabaseFile, sweepTemporaryFiles, withLock, writeDatabaseFile, type FileIdentity } from './databaseFile';
+import {
+  acquireLock, currentIdentity, DatabaseRefusedError, notOurDatabase, pauseForTests, readDatabaseFile, sweepTemporaryFiles, withLock,
+  writeDatabaseFile, type FileIdentity,
+} from './databaseFile';
 import type { ExclusionReason } from './exclusion/reasons';
 import type { EnginePorts } from './ports';
 import { declareRowFunction, loadSqlite, withRowFunction } from './sqlite';
@@ -230,7 +233,8 @@ export class IndexStore {
         } catch (error) {
           db.close();
           if (error instanceof DatabaseRefusedError) throw error;
-          discardedReason = `The stored index ${dbPath} was discarded and will be rebuilt: ${error instanceof Error ? error.message : String(error)}`;
+          const why = error instanceof Error ? error.message : String(error);
+          discardedReason = `The stored index ${dbPath} was discarded and will be rebuilt: ${why}`;
           ports.log.warn(discardedReason);
         }
       }
@@ -239,7 +243,8 @@ export class IndexStore {
     db.exec(schema);
     const store = opened(new IndexStore(SQL, db, dbPath, ports));
     store.configure();
-    store.run('INSERT INTO meta(key, value) VALUES (?, ?), (?, ?), (?, ?)', [productKey, productName, 'schema_version', String(schemaVersion), 'root', root]);
+    const meta = [productKey, productName, 'schema_version', String(schemaVersion), 'root', root];
+    store.run('INSERT INTO meta(key, value) VALUES (?, ?), (?, ?), (?, ?)', meta);
     store.run("INSERT INTO project_states(id, root) VALUES (1, ?)", [root]);
     store.dirtySincePersist = true;
     return { store, discardedReason, loaded: false };
@@ -819,7 +824,8 @@ function ownership(db: Database): true | string {
     meta = new Map(rows.map((row) => [String(row[0]), row[1]]));
   } catch (error) {
     const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
-    return `it has a SQLite header but cannot be read (${reason}), so it cannot be proved to be a Project Knowledge index; delete it if it was one`;
+    return `it has a SQLite header but cannot be read (${reason}), so it cannot be proved to be a Project Knowledge index;`
+      + ' delete it if it was one';
   }
   if (meta.get(productKey) === productName) return true;
   if (!meta.has(productKey) && meta.has('schema_version') && meta.has('root') && tables.includes('project_files')) return true;

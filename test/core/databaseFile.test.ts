@@ -83,19 +83,22 @@ async function foreignSqlite(file: string, statements: string): Promise<Buffer> 
 }
 
 describe('--db opens or replaces only a missing or empty file or an index of ours', () => {
-  test('a foreign SQLite database, a text file and a FIFO, a directory, a symbolic link are refused, byte-identical afterwards', async () => {
+  test('a foreign SQLite database, a text file, a FIFO, a directory, a symbolic link: refused, byte-identical afterwards', async () => {
     const fixture = project();
     const place = folder('pk-dbfile-');
     const cases: Array<{ label: string; db: string; unchanged: () => void }> = [];
 
     const foreign = path.join(place, 'app.db');
-    const foreignBytes = await foreignSqlite(foreign, "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users(name) VALUES ('ada');");
+    const users = "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, 'ada');";
+    const foreignBytes = await foreignSqlite(foreign, users);
     cases.push({ label: 'foreign SQLite', db: foreign, unchanged: () => assert.ok(fs.readFileSync(foreign).equals(foreignBytes)) });
 
     // Another program's meta table with a schema version is still not ours.
     const lookalike = path.join(place, 'lookalike.db');
-    const lookalikeBytes = await foreignSqlite(lookalike, "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('schema_version', '2');");
-    cases.push({ label: 'foreign meta table', db: lookalike, unchanged: () => assert.ok(fs.readFileSync(lookalike).equals(lookalikeBytes)) });
+    const meta = "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema_version', '2');";
+    const lookalikeBytes = await foreignSqlite(lookalike, meta);
+    const lookalikeUnchanged = () => assert.ok(fs.readFileSync(lookalike).equals(lookalikeBytes));
+    cases.push({ label: 'foreign meta table', db: lookalike, unchanged: lookalikeUnchanged });
 
     const text = path.join(place, 'notes.txt');
     fs.writeFileSync(text, 'my notes\nline two\n');
@@ -185,7 +188,7 @@ describe('writers lock the database and never lose an update', () => {
     assert.equal(health.files, 3);
   });
 
-  test('a second writer waits for the lock, re-reads the first one\'s index and adds the marker; a reader meanwhile is served', async () => {
+  test('a second writer waits for the lock, re-reads the first one\'s index and adds the marker; a reader is served', async () => {
     const fixture = project();
     const place = folder('pk-dbfile-');
     const db = path.join(place, 'index.sqlite');
@@ -220,7 +223,8 @@ describe('writers lock the database and never lose an update', () => {
     const dead = spawnSync(process.execPath, ['-e', '']);
     assert.equal(dead.status, 0);
     const deadPid = dead.pid as number;
-    fs.writeFileSync(`${dbPath}.lock`, JSON.stringify({ pid: deadPid, host: os.hostname(), since: new Date().toISOString(), token: 'dead' }));
+    const stale = { pid: deadPid, host: os.hostname(), since: new Date().toISOString(), token: 'dead' };
+    fs.writeFileSync(`${dbPath}.lock`, JSON.stringify(stale));
     const engine = await openEngine(fixture.root, { dbPath });
     await engine.sync();
     await engine.close();
@@ -234,7 +238,9 @@ describe('writers lock the database and never lose an update', () => {
     fixture.write('src/new.ts', 'export const added = 1;\n');
     const before = fs.readFileSync(dbPath);
     await assert.rejects(blocked.sync(), (error: Error) => {
-      assert.match(error.message, new RegExp(`^The index .* is locked by pid ${process.pid} on .*; gave up after 0\\.3 s \\(remove .*\\.lock if no such process runs\\)\\.$`));
+      const expected = `^The index .* is locked by pid ${process.pid} on .*; gave up after 0\\.3 s `
+        + '\\(remove .*\\.lock if no such process runs\\)\\.$';
+      assert.match(error.message, new RegExp(expected));
       return true;
     });
     assert.ok(warnings.some((warning) => warning.startsWith('Waiting for the index')), warnings.join('\n'));
@@ -314,7 +320,10 @@ describe('temporary files never outlive a save', () => {
     fixture.write('src/more.ts', `${'export const more = "more text";\n'.repeat(200)}`);
     // SIGXFSZ ignored, so a write past the limit fails with EFBIG instead of killing the process.
     const limitKb = Math.floor(before.length / 1024 / 2);
-    const limited = spawnSync('bash', ['-c', `trap '' XFSZ; ulimit -f ${limitKb}; exec "$0" "$@"`, process.execPath, cli, 'index', fixture.root, '--db', db], { encoding: 'utf8', timeout: 60_000 });
+    const script = `trap '' XFSZ; ulimit -f ${limitKb}; exec "$0" "$@"`;
+    const limited = spawnSync('bash', ['-c', script, process.execPath, cli, 'index', fixture.root, '--db', db], {
+      encoding: 'utf8', timeout: 60_000,
+    });
     assert.equal(limited.status, 1, limited.stderr);
     assert.equal(limited.stderr.trim().split('\n').length, 1, limited.stderr);
     assert.match(limited.stderr, /EFBIG|too large/i);
