@@ -5,7 +5,9 @@ import * as os from 'node:os';
 /**
  * The core reaches the outside world only through these ports, so the CLI, the tests and the
  * extension can each pass their own implementations and count what happened (the Restricted
- * Mode tests assert that nothing was enumerated, run or opened).
+ * Mode tests assert that nothing was enumerated, run or opened). The database file is the one
+ * exception: `databaseFile.ts` needs lstat, exclusive creation, fsync and process ids, so it uses
+ * `node:fs` itself (the Restricted Mode tests hold because no engine is opened there at all).
  */
 
 export interface FileStat {
@@ -29,8 +31,6 @@ export interface FileSystemHost {
    */
   readFileBlocking(absolutePath: string, maxBytes: number): { bytes: Uint8Array; stat: FileStat };
   readBinary(absolutePath: string): Promise<Uint8Array>;
-  writeFileAtomic(absolutePath: string, bytes: Uint8Array): Promise<void>;
-  exists(absolutePath: string): Promise<boolean>;
   homeDirectory(): string;
 }
 
@@ -125,24 +125,6 @@ export const nodeFileSystem: FileSystemHost = {
   },
   async readBinary(absolutePath) {
     return readWhole(absolutePath);
-  },
-  async writeFileAtomic(absolutePath, bytes) {
-    const temporary = `${absolutePath}.${process.pid}.${Date.now()}.tmp`;
-    await fs.promises.writeFile(temporary, bytes);
-    try {
-      await fs.promises.rename(temporary, absolutePath);
-    } catch (error) {
-      await fs.promises.rm(temporary, { force: true });
-      throw error;
-    }
-  },
-  async exists(absolutePath) {
-    try {
-      await fs.promises.access(absolutePath);
-      return true;
-    } catch {
-      return false;
-    }
   },
   homeDirectory() {
     return os.homedir();
