@@ -2,7 +2,7 @@ import type { Database, SqlJsStatic, SqlValue, Statement } from 'sql.js';
 import { ColumnLengths } from './columnLengths';
 import { CommonTermCounts, commonTermsSchema, documentCount } from './commonTerms';
 import {
-  acquireLock, currentIdentity, DatabaseRefusedError, notOurDatabase, pauseForTests, readDatabaseFile, sweepTemporaryFiles, withLock,
+  acquireLock, currentIdentity, notOurDatabase, pauseForTests, readDatabaseFile, sweepTemporaryFiles, withLock,
   writeDatabaseFile, type FileIdentity,
 } from './databaseFile';
 import type { ExclusionReason } from './exclusion/reasons';
@@ -212,14 +212,18 @@ export class IndexStore {
       return store;
     };
     if (dbPath) {
-      await sweepAtOpen(dbPath, ports);
       const contents = await readDatabaseFile(dbPath);
       identity = contents.identity;
-      if (contents.bytes) {
-        const db = new SQL.Database(contents.bytes);
+      const db = contents.bytes ? new SQL.Database(contents.bytes) : undefined;
+      const owned = db ? ownership(db) : true;
+      if (owned !== true) {
+        db?.close();
+        throw notOurDatabase(dbPath, owned);
+      }
+      // Only beside a path that is ours: a refused one gets no lock file either.
+      await sweepAtOpen(dbPath, ports);
+      if (db) {
         try {
-          const owned = ownership(db);
-          if (owned !== true) throw notOurDatabase(dbPath, owned);
           checkIntegrity(db);
           const version = metaValue(db, 'schema_version');
           if (version !== String(schemaVersion)) throw new Error(`schema version ${String(version)} is not ${schemaVersion}`);
@@ -232,7 +236,6 @@ export class IndexStore {
           return { store, loaded: true };
         } catch (error) {
           db.close();
-          if (error instanceof DatabaseRefusedError) throw error;
           const why = error instanceof Error ? error.message : String(error);
           discardedReason = `The stored index ${dbPath} was discarded and will be rebuilt: ${why}`;
           ports.log.warn(discardedReason);
