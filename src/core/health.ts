@@ -1,3 +1,4 @@
+import { displayText } from './safeText';
 import type { IndexStore } from './store';
 import { schemaVersion } from './store';
 
@@ -57,7 +58,11 @@ export function healthOf(store: IndexStore, root: string, dbPath: string | undef
   };
 }
 
-/** A plain-text report for the CLI and the extension's Health Check. */
+/**
+ * A plain-text report for the CLI and the extension's Health Check. Each line goes through
+ * `displayText`: a root, branch or error message holding controls or bidi characters stays one
+ * visible line.
+ */
 export function formatHealth(health: Health): string {
   const lines = [
     `Project Knowledge health: ${health.status}`,
@@ -73,5 +78,5 @@ export function formatHealth(health: Health): string {
   for (const row of health.parserCoverage) lines.push(`  ${row.language}: ${row.parser} ${row.files}${row.reason ? ` (${row.reason})` : ''}`);
   for (const warning of health.warnings) lines.push(`Warning: ${warning}`);
   for (const error of health.lastErrors) lines.push(`Error: ${error}`);
-  return lines.join('\n');
+  return lines.map(displayText).join('\n');
 }
