@@ -53,8 +53,9 @@ function checkDirectories(root: string, segments: string[]): string {
   for (let index = -1; index < segments.length - 1; index++) {
     if (index >= 0) current = path.join(current, segments[index]);
     const stat = fs.lstatSync(current);
-    if (stat.isSymbolicLink()) throw new ContainmentError('symlink', `${index < 0 ? 'the project root' : segments.slice(0, index + 1).join('/')} is a symbolic link`);
-    if (!stat.isDirectory()) throw Object.assign(new Error(`${segments.slice(0, index + 1).join('/')} is not a directory`), { code: 'ENOTDIR' });
+    const shown = index < 0 ? 'the project root' : segments.slice(0, index + 1).join('/');
+    if (stat.isSymbolicLink()) throw new ContainmentError('symlink', `${shown} is a symbolic link`);
+    if (!stat.isDirectory()) throw Object.assign(new Error(`${shown} is not a directory`), { code: 'ENOTDIR' });
   }
   return current;
 }
@@ -84,7 +85,9 @@ export function readContainedFileSync(root: string, relativePath: string, maxByt
   try {
     const stat = fs.fstatSync(descriptor);
     if (!stat.isFile()) throw new ContainmentError('not-regular-file', `${relativePath} is ${kindOf(stat)}`);
-    if (stat.ino !== before.ino || stat.dev !== before.dev) throw new ContainmentError('not-regular-file', `${relativePath} was replaced while it was opened`);
+    if (stat.ino !== before.ino || stat.dev !== before.dev) {
+      throw new ContainmentError('not-regular-file', `${relativePath} was replaced while it was opened`);
+    }
     checkDirectories(root, segments);
     if (stat.size > maxBytes) throw new FileTooLargeError(stat.size);
     const bytes = Buffer.allocUnsafe(stat.size);

@@ -135,7 +135,9 @@ export async function discover(rootInput: string, bounds: IndexBounds, excludeGl
     pkignore = IgnoreRules.fromText(Buffer.from(bytes).toString('utf8'));
   } catch (error) {
     // No .pkignore is the common case; any other failure is said once and the file's rules are left out.
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') ports.log.warn(`.pkignore was not read: ${error instanceof Error ? error.message : String(error)}`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      ports.log.warn(`.pkignore was not read: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
   const userRules = new IgnoreRules(excludeGlobs);
 

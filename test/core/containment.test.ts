@@ -81,6 +81,20 @@ function pkNeverReading(fifo: string, args: string[], boundMs: number): Promise<
   });
 }
 
+/** A rejection whose message matches `pattern` and never quotes `secret`. */
+function refusal(pattern: RegExp, secret: string): (error: Error) => boolean {
+  return (error) => pattern.test(error.message) && !error.message.includes(secret);
+}
+
+function refusedAs(refusal: ContainmentError['refusal']): (error: unknown) => boolean {
+  return (error) => error instanceof ContainmentError && error.refusal === refusal;
+}
+
+/** The manifest entry of the FIFO, left out for what it is. */
+function refusedPipe(entry: { path: string; reason: string }): boolean {
+  return entry.path === 'src/pipe.ts' && entry.reason === 'not-regular-file';
+}
+
 async function indexed(files: Record<string, string>, options: { git?: boolean; useGit?: boolean } = {}) {
   const project = fixture(files);
   if (options.git !== false) project.initGit();
@@ -104,16 +118,17 @@ describe('reads never leave the canonical root', { skip: posixOnly }, () => {
     fs.symlinkSync(project.path('src'), project.path('alias'));
     await engine.sync();
     const read = (relativePath: string) => nodePorts().fs.readFileBlocking(project.root, relativePath, 1_000_000);
-    assert.throws(() => read('link/shadow'), (error: unknown) => error instanceof ContainmentError && error.refusal === 'symlink');
+    assert.throws(() => read('link/shadow'), refusedAs('symlink'));
     // A link to a folder inside the project is refused as well: every file has one path only.
-    assert.throws(() => read('alias/a.ts'), (error: unknown) => error instanceof ContainmentError && error.refusal === 'symlink');
+    assert.throws(() => read('alias/a.ts'), refusedAs('symlink'));
     assert.equal(Buffer.from(read('src/a.ts').bytes).toString('utf8'), 'export const inside = 1;\n');
     await assert.rejects(engine.get('link/shadow#L1-L1'), /link\/shadow is excluded from the index \(symlink\)/);
     await assert.rejects(engine.get('alias/a.ts#L1-L1'), /alias\/a\.ts is excluded from the index \(symlink\)/);
     await engine.close();
     const db = tempFile('containment.sqlite');
     assert.equal(pk(['index', project.root, '--db', db]).code, 0);
-    assertRefused(pk(['get', 'link/shadow#L1-L1', '--root', project.root, '--db', db]), /excluded from the index \(symlink\)/, shadow.trim());
+    const refused = pk(['get', 'link/shadow#L1-L1', '--root', project.root, '--db', db]);
+    assertRefused(refused, /excluded from the index \(symlink\)/, shadow.trim());
   });
 
   test('paths that name no project file are refused before any read', async () => {
@@ -121,29 +136,34 @@ describe('reads never leave the canonical root', { skip: posixOnly }, () => {
     for (const citation of ['../outside.ts#L1-L2', '/etc/passwd#L1-L1', 'src/../../x.ts#L1-L1', './/a.ts#L1-L1']) {
       await assert.rejects(engine.get(citation), /outside the project/, citation);
     }
-    assert.throws(() => nodePorts().fs.readFileBlocking(engine.root, '../a.ts', 1000), (error: unknown) => error instanceof ContainmentError && error.refusal === 'outside-root');
+    assert.throws(() => nodePorts().fs.readFileBlocking(engine.root, '../a.ts', 1000), refusedAs('outside-root'));
     await engine.close();
   });
 
   test('a parent directory swapped for a symlink after indexing: get, context and sync never quote the outside file', async () => {
     const marker = `OUTSIDE${randomFrom(alnum, 16)}`;
-    const { project, engine } = await indexed({ 'src/config.ts': 'export const endpointSetting = "inside";\n', 'src/other.ts': 'export const other = 2;\n' });
+    const { project, engine } = await indexed({
+      'src/config.ts': 'export const endpointSetting = "inside";\n',
+      'src/other.ts': 'export const other = 2;\n',
+    });
     const citation = await citationOf(engine, 'endpointSetting', 'src/config.ts');
     const outside = fixture({ 'config.ts': `export const endpointSetting = "${marker}";\n` });
     fs.renameSync(project.path('src'), project.path('src-moved'));
     fs.symlinkSync(outside.root, project.path('src'));
     for (const attempt of [citation, citation.replace(/@.*$/, '')]) {
-      await assert.rejects(engine.get(attempt), (error: Error) => /is not served: symlink/.test(error.message) && !error.message.includes(marker));
+      await assert.rejects(engine.get(attempt), refusal(/is not served: symlink/, marker));
     }
     const context = await engine.context('endpointSetting');
-    assert.ok(context.blocks.every((block) => !block.includes(marker) && !block.includes('"src/config.ts"')), 'no block quotes the outside file');
+    const quotesOutside = (block: string) => block.includes(marker) || block.includes('"src/config.ts"');
+    assert.ok(!context.blocks.some(quotesOutside), 'no block quotes the outside file');
     const entry = context.retrieval.manifest.entries.find((candidate) => candidate.path === 'src/config.ts');
     assert.equal(entry?.included, false);
     assert.equal(entry?.reason, 'symlink');
     assert.equal(engine.store.file('src/config.ts'), undefined, 'verification dropped the file');
     await engine.sync();
     assert.equal((await engine.search(marker)).results.length, 0);
-    assert.ok([...engine.store.files().keys()].every((indexedPath) => !indexedPath.startsWith('src/')), 'nothing is indexed through the link');
+    const throughLink = [...engine.store.files().keys()].filter((indexedPath) => indexedPath.startsWith('src/'));
+    assert.deepEqual(throughLink, [], 'nothing is indexed through the link');
     await engine.close();
   });
 
@@ -195,7 +215,7 @@ describe('get serves only files the index holds as current', () => {
     project.git('remote', 'add', 'origin', `https://pk:${token}@example.invalid/repo.git`);
     const engine = await openEngine(project.root);
     await engine.sync();
-    await assert.rejects(engine.get('.git/config#L1-L20'), (error: Error) => /\.git\/config is never indexed \(vcs\)/.test(error.message) && !error.message.includes(token));
+    await assert.rejects(engine.get('.git/config#L1-L20'), refusal(/\.git\/config is never indexed \(vcs\)/, token));
     await engine.close();
     const db = tempFile('gitconfig.sqlite');
     assert.equal(pk(['index', project.root, '--db', db]).code, 0);
@@ -224,15 +244,18 @@ describe('get serves only files the index holds as current', () => {
       ['src/missing.ts', /not in the index/],
     ];
     for (const [relativePath, pattern] of refusals) {
-      await assert.rejects(engine.get(`${relativePath}#L1-L1`), (error: Error) => pattern.test(error.message) && !error.message.includes(envValue), relativePath);
+      await assert.rejects(engine.get(`${relativePath}#L1-L1`), refusal(pattern, envValue), relativePath);
     }
     assert.equal((await engine.get('src/a.ts#L1-L1')).text, 'export const a = 1;');
     await engine.close();
-    for (const [relativePath, pattern] of refusals) assertRefused(pk(['get', `${relativePath}#L1-L1`, '--root', project.root, '--db', db]), pattern, envValue);
+    for (const [relativePath, pattern] of refusals) {
+      assertRefused(pk(['get', `${relativePath}#L1-L1`, '--root', project.root, '--db', db]), pattern, envValue);
+    }
   });
 
   test('a walk without git records excluded folders once, and get still names their reason', async () => {
-    const { engine } = await indexed({ 'node_modules/pkg/index.js': 'module.exports = 1;\n', 'a.ts': 'export const a = 1;\n' }, { git: false, useGit: false });
+    const files = { 'node_modules/pkg/index.js': 'module.exports = 1;\n', 'a.ts': 'export const a = 1;\n' };
+    const { engine } = await indexed(files, { git: false, useGit: false });
     assert.ok(engine.store.exclusion('node_modules/'), 'the walk recorded the folder');
     await assert.rejects(engine.get('node_modules/pkg/index.js#L1-L1'), /excluded from the index \(dependency\)/);
     await engine.close();
@@ -241,7 +264,11 @@ describe('get serves only files the index holds as current', () => {
   test('a file that just became secret, binary or too large is refused with or without @sha', async () => {
     const dashes = '-----';
     const body = randomFrom(`${alnum}+/`, 64);
-    const project = fixture({ 'key.ts': 'export const key = 1;\n', 'blob.ts': 'export const blob = 1;\n', 'big.ts': 'export const big = 1;\n' });
+    const project = fixture({
+      'key.ts': 'export const key = 1;\n',
+      'blob.ts': 'export const blob = 1;\n',
+      'big.ts': 'export const big = 1;\n',
+    });
     project.initGit();
     const engine = await openEngine(project.root, { options: { bounds: { maxFileBytes: 2_000 } } });
     await engine.sync();
@@ -250,10 +277,14 @@ describe('get serves only files the index holds as current', () => {
     project.write('key.ts', `${dashes}BEGIN RSA PRIVATE KEY${dashes}\n${body}\n${body}\n${dashes}END RSA PRIVATE KEY${dashes}\n`);
     project.write('blob.ts', Buffer.from([0x65, 0, 0, 1, 2, 0, 0, 0, 3, 0, 0x66, 0x0a]));
     project.write('big.ts', `// ${'x'.repeat(3_000)}\n`);
-    const expected: Record<string, RegExp> = { key: /key\.ts is not served: (private-key|secret-content)/, blob: /blob\.ts is not served: binary-content/, big: /big\.ts is not served: too-large/ };
+    const expected: Record<string, RegExp> = {
+      key: /key\.ts is not served: (private-key|secret-content)/,
+      blob: /blob\.ts is not served: binary-content/,
+      big: /big\.ts is not served: too-large/,
+    };
     for (const [name, pattern] of Object.entries(expected)) {
       for (const citation of [`${name}.ts#L1-L1`, cited.get(name) as string]) {
-        await assert.rejects(engine.get(citation), (error: Error) => pattern.test(error.message) && !error.message.includes(body), citation);
+        await assert.rejects(engine.get(citation), refusal(pattern, body), citation);
       }
     }
     await engine.close();
@@ -261,12 +292,16 @@ describe('get serves only files the index holds as current', () => {
 });
 
 describe('non-regular files are never waited on', { skip: posixOnly }, () => {
-  test('a FIFO replacing an indexed file: the read refuses it; get, search, context and index never open it and return within 5 s', async () => {
-    const project = fixture({ 'src/pipe.ts': 'export function pipeReader(): string {\n  return "pipe contents";\n}\n', 'src/b.ts': 'export const b = 1;\n' });
+  test('a FIFO replacing an indexed file: get, search, context and index never open it and return within 5 s', async () => {
+    const project = fixture({
+      'src/pipe.ts': 'export function pipeReader(): string {\n  return "pipe contents";\n}\n',
+      'src/b.ts': 'export const b = 1;\n',
+    });
     project.initGit();
     const db = tempFile('fifo.sqlite');
     assert.equal(pk(['index', project.root, '--db', db]).code, 0);
-    const citation = JSON.parse(pk(['search', 'pipeReader', '--root', project.root, '--db', db, '--json']).stdout).results[0].citation as string;
+    const found = JSON.parse(pk(['search', 'pipeReader', '--root', project.root, '--db', db, '--json']).stdout);
+    const citation = found.results[0].citation as string;
     // Each command that verifies gets its own copy of the index, which still holds src/pipe.ts as current.
     const searchDb = tempFile('fifo-search.sqlite');
     const contextDb = tempFile('fifo-context.sqlite');
@@ -275,20 +310,22 @@ describe('non-regular files are never waited on', { skip: posixOnly }, () => {
     fs.rmSync(project.path('src/pipe.ts'));
     const fifo = project.path('src/pipe.ts');
     execFileSync('mkfifo', [fifo]);
-    assert.throws(() => nodePorts().fs.readFileBlocking(project.root, 'src/pipe.ts', 1000), (error: unknown) => error instanceof ContainmentError && error.refusal === 'not-regular-file');
+    assert.throws(() => nodePorts().fs.readFileBlocking(project.root, 'src/pipe.ts', 1000), refusedAs('not-regular-file'));
     const boundMs = fifoBound(['health', '--root', project.root, '--db', db]);
-    assertRefused(await pkNeverReading(fifo, ['get', citation, '--root', project.root, '--db', db], boundMs), /src\/pipe\.ts is not served: not-regular-file \(src\/pipe\.ts is a FIFO\)/);
-    assertRefused(await pkNeverReading(fifo, ['get', 'src/pipe.ts#L1-L2', '--root', project.root, '--db', db], boundMs), /not-regular-file/);
+    const cited = await pkNeverReading(fifo, ['get', citation, '--root', project.root, '--db', db], boundMs);
+    assertRefused(cited, /src\/pipe\.ts is not served: not-regular-file \(src\/pipe\.ts is a FIFO\)/);
+    const uncited = await pkNeverReading(fifo, ['get', 'src/pipe.ts#L1-L2', '--root', project.root, '--db', db], boundMs);
+    assertRefused(uncited, /not-regular-file/);
     const search = await pkNeverReading(fifo, ['search', 'pipeReader', '--root', project.root, '--db', searchDb, '--json'], boundMs);
     assert.equal(search.code, 0, search.stderr);
     const parsed = JSON.parse(search.stdout);
     assert.ok(parsed.results.every((result: { path: string }) => result.path !== 'src/pipe.ts'));
-    assert.ok(parsed.manifest.entries.some((entry: { path: string; reason: string }) => entry.path === 'src/pipe.ts' && entry.reason === 'not-regular-file'));
+    assert.ok(parsed.manifest.entries.some(refusedPipe));
     const context = await pkNeverReading(fifo, ['context', 'pipeReader', '--root', project.root, '--db', contextDb, '--json'], boundMs);
     assert.equal(context.code, 0, context.stderr);
     const quoted = JSON.parse(context.stdout);
     assert.ok(quoted.blocks.every((block: string) => !block.includes('"src/pipe.ts"')));
-    assert.ok(quoted.manifest.entries.some((entry: { path: string; reason: string }) => entry.path === 'src/pipe.ts' && entry.reason === 'not-regular-file'));
+    assert.ok(quoted.manifest.entries.some(refusedPipe));
     const reindexed = await pkNeverReading(fifo, ['index', project.root, '--db', db, '--json'], boundMs);
     assert.equal(reindexed.code, 0, reindexed.stderr);
     const engine = await openEngine(project.root);
@@ -303,7 +340,8 @@ describe('non-regular files are never waited on', { skip: posixOnly }, () => {
     execFileSync('mkfifo', [project.path('.pkignore')]);
     const warnings: string[] = [];
     const base = nodePorts();
-    const engine = await openEngine(project.root, { ports: { ...base, log: { ...base.log, warn: (message) => warnings.push(message) } }, options: { useGit: false } });
+    const ports = { ...base, log: { ...base.log, warn: (message: string) => warnings.push(message) } };
+    const engine = await openEngine(project.root, { ports, options: { useGit: false } });
     const report = await engine.sync();
     assert.deepEqual(report.errors, []);
     assert.ok(engine.store.file('a.ts'));
