@@ -79,6 +79,15 @@ function printLine(line: string): void {
   print(displayText(line));
 }
 
+/**
+ * One JSON document on one line, escaped like `quoteJson`: unsafe characters can only occur
+ * inside its strings, so every JSON parser reads back the same value while a terminal shows them
+ * as `\uXXXX`.
+ */
+function printJson(value: unknown): void {
+  print(displayText(JSON.stringify(value)));
+}
+
 async function run(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
   if (args.flags.has('--help') || args.flags.has('-h') || args.command === 'help') {
@@ -100,7 +109,7 @@ async function run(argv: string[]): Promise<number> {
       const engine = await openEngine(args.positionals[0] ?? root, args.flags.get('--db'), semantic);
       try {
         const report = await engine.sync({ full: args.flags.has('--full'), onProgress: progressReporter() });
-        if (json) print(JSON.stringify(report));
+        if (json) printJson(report);
         else {
           printLine(`Indexed ${report.root}: ${report.discovered} files found, ${report.reindexed} (re)indexed, ${report.unchanged} unchanged, ${report.removed} removed, ${report.excluded} excluded in ${report.durationMs} ms.`);
           for (const note of report.boundNotes) printLine(`Bound: ${note}`);
@@ -120,13 +129,13 @@ async function run(argv: string[]): Promise<number> {
         if (args.command === 'search') {
           const retrieval = await engine.search(query, { limit: positiveInteger(args.flags, '--limit') });
           if (json) {
-            print(JSON.stringify({
+            printJson({
               results: retrieval.results.map((result) => ({
                 path: result.path, startLine: result.startLine, endLine: result.endLine, score: result.score,
                 symbol: result.symbol, reason: result.reason, sha256: result.sha256, citation: result.citation,
               })),
               manifest: retrieval.manifest,
-            }));
+            });
           } else if (retrieval.results.length === 0) {
             printLine(retrieval.manifest.note ?? 'No results.');
           } else {
@@ -136,7 +145,7 @@ async function run(argv: string[]): Promise<number> {
           }
         } else {
           const context = await engine.context(query, { budgetTokens: positiveInteger(args.flags, '--budget'), limit: positiveInteger(args.flags, '--limit') });
-          if (json) print(JSON.stringify({ preamble: context.preamble, blocks: context.blocks, manifest: context.retrieval.manifest }));
+          if (json) printJson({ preamble: context.preamble, blocks: context.blocks, manifest: context.retrieval.manifest });
           else print([context.preamble, ...context.blocks, context.summary].join('\n\n'));
         }
       } finally {
@@ -150,7 +159,7 @@ async function run(argv: string[]): Promise<number> {
       try {
         await ensureIndexed(engine);
         const symbols = await engine.symbols();
-        if (json) print(JSON.stringify(symbols.map((symbol) => ({ path: symbol.path, name: symbol.name, qualifiedName: symbol.qualifiedName, kind: symbol.kind, startLine: symbol.startLine, endLine: symbol.endLine }))));
+        if (json) printJson(symbols.map((symbol) => ({ path: symbol.path, name: symbol.name, qualifiedName: symbol.qualifiedName, kind: symbol.kind, startLine: symbol.startLine, endLine: symbol.endLine })));
         else for (const symbol of symbols) printLine(`${symbol.path}:${symbol.startLine}-${symbol.endLine}  ${symbol.kind}  ${symbol.qualifiedName}`);
       } finally {
         await engine.close();
@@ -165,7 +174,7 @@ async function run(argv: string[]): Promise<number> {
         // get serves only what the index holds, so a root never indexed is indexed first (after the citation parsed), as for search.
         await ensureIndexed(engine);
         const snippet = await engine.get(citation);
-        if (json) print(JSON.stringify({ ...snippet, citation: citationOf(snippet) }));
+        if (json) printJson({ ...snippet, citation: citationOf(snippet) });
         else print(snippet.text);
       } finally {
         await engine.close();
@@ -178,7 +187,8 @@ async function run(argv: string[]): Promise<number> {
       try {
         const health = await engine.health();
         if (engine.openNote) health.warnings.unshift(engine.openNote);
-        print(json ? JSON.stringify(health) : engine.formatHealth(health));
+        if (json) printJson(health);
+        else print(engine.formatHealth(health));
       } finally {
         await engine.close();
       }

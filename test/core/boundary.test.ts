@@ -219,6 +219,13 @@ describe('real files through the CLI: context blocks and plain output stay one l
     assert.match(outputs.search, /classes\/5\\udb40\\udc00/, 'search shows a tag character escaped');
     assert.match(outputs.symbols, /^declared\/0\\u0001\\u0002.*\\u001f\.ts:1-3 {2}function {2}plainDeclaration0$/m, 'C0 escaped');
     assert.match(outputs.symbols, /^declared\/4\\u200b\\u200c\\u200d\\u2060\\ufeff\.ts:1-3 {2}function {2}plainDeclaration4$/m, 'zw');
+    // JSON output is escaped the same way and still reads back as the real names.
+    const symbolsJson = pk(['symbols', '--root', root, '--db', db, '--json']);
+    assert.deepEqual(rawUnsafe(symbolsJson.slice(0, -1)), []);
+    const parsedPaths = (JSON.parse(symbolsJson) as Array<{ path: string }>).map((symbol) => symbol.path);
+    const declaredPaths = parsedPaths.filter((parsedPath) => parsedPath.startsWith('declared/'));
+    assert.equal(declaredPaths.length, Object.keys(characterClasses).length);
+    assert.ok(declaredPaths.every((declaredPath) => rawUnsafe(declaredPath).length > 0), 'the parsed paths hold the raw characters');
     const escapedRoot = /^Root: .*proj\\u001b\[31m\\u0085\\u2028\\u202e\\u200b\\udb40\\udc41\\u000d\\u2066root$/m;
     assert.match(outputs.health, escapedRoot, 'health shows the root escaped');
   });
