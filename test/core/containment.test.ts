@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { ContainmentError } from '../../src/core/containedRead';
@@ -333,6 +334,25 @@ describe('non-regular files are never waited on', { skip: posixOnly }, () => {
     assert.equal(engine.store.file('src/pipe.ts'), undefined);
     await assert.rejects(engine.get('src/pipe.ts#L1-L1'), /not in the index/);
     await engine.close();
+  });
+
+  test('a socket replacing an indexed file is refused by get and dropped by context, never connected to', async () => {
+    const { project, engine } = await indexed({ 'socket.ts': 'export function socketProbe(): number {\n  return 1;\n}\n' });
+    fs.rmSync(project.path('socket.ts'));
+    const server = net.createServer((connection) => connection.destroy());
+    let connections = 0;
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(project.path('socket.ts'), resolve));
+    try {
+      await assert.rejects(engine.get('socket.ts#L1-L1'), /socket\.ts is not served: not-regular-file \(socket\.ts is a socket\)/);
+      const context = await engine.context('socketProbe');
+      assert.equal(context.blocks.length, 0);
+      assert.equal(context.retrieval.manifest.entries.find((entry) => entry.path === 'socket.ts')?.reason, 'not-regular-file');
+      assert.equal(connections, 0);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await engine.close();
+    }
   });
 
   test('a .pkignore that is a FIFO or a link is left out with a warning, never waited on or followed', async () => {
