@@ -1,17 +1,19 @@
-import * as path from 'node:path';
 import { canonicalRoot } from './discovery';
 import { sha256Hex } from './hashing';
 import { formatHealth, healthOf, type Health } from './health';
 import { resolveOptions, type EngineOptions, type IndexBounds } from './options';
 import type { ChunkParser } from './parsing/chunkParser';
 import { ParserChain } from './parsing/parserChain';
-import { FileTooLargeError, type EnginePorts } from './ports';
+import { projectSegments } from './containedRead';
+import { classifyPath } from './exclusion/pathRules';
+import type { EnginePorts } from './ports';
 import { quoteSnippet, quotedDataPreamble } from './retrieval/prompt';
 import { relevanceOf, retrieve, type Retrieval, type RetrieveOptions } from './retrieval/retrieve';
 import { summarizeManifest } from './retrieval/manifest';
 import type { Embedder } from './retrieval/vectors';
 import { IndexStore, type SymbolRow } from './store';
-import { syncKnownFiles, syncProject, type SyncProgress, type SyncReport, type SyncContext } from './sync';
+import { readIndexable, syncKnownFiles, syncProject, type SyncProgress, type SyncReport, type SyncContext } from './sync';
+import { displayText } from './safeText';
 import { splitLines } from './tokens';
 import type { TreeFile, TreeItem } from './worker/protocol';
 
@@ -156,31 +158,52 @@ export class ProjectEngine {
     return this.serialize(async () => this.project.store.symbols());
   }
 
-  /** The cited lines of the live file; refuses when the live SHA-256 differs from the cited one. */
+  /**
+   * The cited lines of the live file. Only a path the index holds as current is served, and only
+   * after the live checks of a sync pass again (contained, regular file, size, text, no secret),
+   * with or without a cited hash; a cited hash must equal the live one. Anything else is a
+   * one-line refusal naming the reason.
+   */
   get(citation: string): Promise<{ path: string; startLine: number; endLine: number; sha256: string; text: string }> {
     return this.serialize(async () => {
       const parsed = parseCitation(citation);
-      const absolute = path.resolve(this.project.root, parsed.path);
-      if (absolute !== this.project.root && !absolute.startsWith(this.project.root + path.sep)) throw new UserInputError(`The path ${parsed.path} is outside the project.`);
-      const exclusion = this.project.store.exclusion(parsed.path);
-      if (exclusion) throw new UserInputError(`The file ${parsed.path} is excluded from the index (${exclusion.reason}).`);
-      let bytes: Uint8Array;
-      try {
-        ({ bytes } = this.project.ports.fs.readFileBlocking(absolute, this.project.options.bounds.maxFileBytes));
-      } catch (error) {
-        if (error instanceof FileTooLargeError) throw new UserInputError(`The file ${parsed.path} is larger than the file bound.`);
-        throw new UserInputError(`Cannot read ${parsed.path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      const shown = displayText(parsed.path);
+      this.refuseUnindexed(parsed.path, shown);
+      const read = readIndexable(this.project, parsed.path);
+      if (read.kind === 'vanished') throw new UserInputError(`The file ${shown} no longer exists.`);
+      if (read.kind === 'excluded') {
+        throw new UserInputError(`The file ${shown} is not served: ${read.reason}${read.detail ? ` (${displayText(read.detail)})` : ''}.`);
       }
-      const sha256 = sha256Hex(bytes);
+      const { sha256 } = read;
       if (parsed.sha256 && parsed.sha256 !== sha256) {
-        throw new UserInputError(`The file ${parsed.path} changed since it was cited (live SHA-256 ${sha256}).`);
+        throw new UserInputError(`The file ${shown} changed since it was cited (live SHA-256 ${sha256}).`);
       }
-      const text = Buffer.from(bytes).toString('utf8').replace(/^\uFEFF/, '');
-      const lines = splitLines(text);
-      if (parsed.startLine > lines.length) throw new UserInputError(`${parsed.path} has only ${lines.length} lines.`);
+      const lines = splitLines(read.text.replace(/^\uFEFF/, ''));
+      if (parsed.startLine > lines.length) throw new UserInputError(`${shown} has only ${lines.length} lines.`);
       const endLine = Math.min(parsed.endLine, lines.length);
       return { path: parsed.path, startLine: parsed.startLine, endLine, sha256, text: lines.slice(parsed.startLine - 1, endLine).join('\n') };
     });
+  }
+
+  /** Throws unless the index holds `relativePath` as a current, not excluded file. */
+  private refuseUnindexed(relativePath: string, shown: string): void {
+    try {
+      projectSegments(relativePath);
+    } catch {
+      throw new UserInputError(`The path ${shown} is outside the project.`);
+    }
+    const { store } = this.project;
+    const segments = relativePath.split('/');
+    // A walk without git records a whole excluded folder once, as `dir/`; a linked folder is recorded as `dir` (a symlink).
+    const ancestors = segments.slice(0, -1).map((_, index) => segments.slice(0, index + 1).join('/'));
+    const recorded = [relativePath, ...ancestors.flatMap((ancestor) => [ancestor, `${ancestor}/`])]
+      .map((entry) => store.exclusion(entry)).find((entry) => entry !== undefined);
+    if (recorded) throw new UserInputError(`The file ${shown} is excluded from the index (${recorded.reason}).`);
+    const rule = classifyPath(relativePath);
+    if (rule) throw new UserInputError(`The file ${shown} is never indexed (${rule}).`);
+    if (!store.file(relativePath)) {
+      throw new UserInputError(`The file ${shown} is not in the index (ignored, never discovered, or new since the last sync).`);
+    }
   }
 
   /** Indexed files for the tree view, sorted by path. */

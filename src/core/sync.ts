@@ -8,7 +8,7 @@ import { languageForPath } from './language';
 import type { EngineOptions } from './options';
 import type { ParsedChunk } from './parsing/chunkParser';
 import type { ParserChain } from './parsing/parserChain';
-import { FileTooLargeError, type EnginePorts, type FileStat } from './ports';
+import { ContainmentError, FileTooLargeError, type EnginePorts, type FileStat } from './ports';
 import { embedIndexedChunks, fillMissingEmbeddings, type Embedder } from './retrieval/vectors';
 import type { FileRow, IndexStore, NewSnippet, SymbolRow } from './store';
 import { chunkTerms, estimateTokens, lineOwners, ownText, splitLines } from './tokens';
@@ -136,16 +136,17 @@ export type IndexableRead =
 /**
  * Reads one project file once, in one blocking read (`readFileBlocking`: the engine runs off the
  * editor's thread, and four thread-pool round trips cost more than the read), and checks it:
- * within the size bound, a regular file, text, no secret. The bytes checked are the bytes hashed.
+ * contained in the root without passing through a link, a regular file, within the size bound,
+ * text, no secret. The bytes checked are the bytes hashed.
  */
 export function readIndexable(context: SyncContext, relativePath: string): IndexableRead {
-  const absolute = path.join(context.root, ...relativePath.split('/'));
   let bytes: Uint8Array;
   let stat: FileStat;
   try {
-    ({ bytes, stat } = context.ports.fs.readFileBlocking(absolute, context.options.bounds.maxFileBytes));
+    ({ bytes, stat } = context.ports.fs.readFileBlocking(context.root, relativePath, context.options.bounds.maxFileBytes));
   } catch (error) {
     if (error instanceof FileTooLargeError) return { kind: 'excluded', reason: 'too-large', detail: `${error.size} bytes` };
+    if (error instanceof ContainmentError) return { kind: 'excluded', reason: error.refusal, detail: error.message };
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'vanished' };
     if (code === 'ELOOP') return { kind: 'excluded', reason: 'symlink' };

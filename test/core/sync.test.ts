@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { ProjectEngine } from '../../src/core/engine';
 import { nodePorts, readWhole, type EnginePorts } from '../../src/core/ports';
@@ -165,9 +166,9 @@ describe('files that change during indexing', () => {
       ...base,
       fs: {
         ...base.fs,
-        readFileBlocking(absolutePath, maxBytes) {
-          if (absolutePath.endsWith('gone.ts')) fs.rmSync(absolutePath);
-          return base.fs.readFileBlocking(absolutePath, maxBytes);
+        readFileBlocking(root, relativePath, maxBytes) {
+          if (relativePath === 'gone.ts') fs.rmSync(path.join(root, relativePath));
+          return base.fs.readFileBlocking(root, relativePath, maxBytes);
         },
       },
     };
@@ -185,9 +186,9 @@ describe('files that change during indexing', () => {
       ...base,
       fs: {
         ...base.fs,
-        readFileBlocking(absolutePath, maxBytes) {
-          if (absolutePath.endsWith('a.ts')) fs.writeFileSync(absolutePath, 'export const afterwards = 22;\n');
-          return base.fs.readFileBlocking(absolutePath, maxBytes);
+        readFileBlocking(root, relativePath, maxBytes) {
+          if (relativePath === 'a.ts') fs.writeFileSync(path.join(root, relativePath), 'export const afterwards = 22;\n');
+          return base.fs.readFileBlocking(root, relativePath, maxBytes);
         },
       },
     };

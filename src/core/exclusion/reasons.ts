@@ -27,6 +27,7 @@ export type ExclusionReason =
   | 'user-exclude'
   | 'symlink'
   | 'outside-root'
+  | 'not-regular-file'
   | 'bound-files'
   | 'bound-total-bytes'
   | 'bound-directories'
@@ -55,6 +56,7 @@ export const exclusionReasonDescriptions: Readonly<Record<ExclusionReason, strin
   'user-exclude': 'Matched by a user exclusion setting (files.exclude or projectKnowledge settings).',
   'symlink': 'A symbolic link; links are never followed.',
   'outside-root': 'Resolves outside the project root.',
+  'not-regular-file': 'Not a regular file (a FIFO, socket, device or directory); never opened for reading.',
   'bound-files': 'Left out because the file-count bound was reached.',
   'bound-total-bytes': 'Left out because the total-bytes bound was reached.',
   'bound-directories': 'Left out because the visited-directory bound was reached.',
