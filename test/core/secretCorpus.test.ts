@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { test } from 'node:test';
 import { classifyPath } from '../../src/core/exclusion/pathRules';
 import { isExclusionReason, isSecretReason } from '../../src/core/exclusion/reasons';
 import { findSecretlintSecret } from '../../src/core/exclusion/secretlintLayer';
+import { findSecret } from '../../src/core/exclusion/secrets';
 import { fixtureFactory, openEngine, tempFile } from './fixtures';
 import { Draw, lookalikeCorpus, secretCorpus, secretFormats, seededRandom, syntaxes, type PlantedSecret } from './secretCorpus';
 
@@ -147,4 +149,22 @@ test('the secretlint layer: disable comments do not hide a secret, fillers do, n
     'https://' + 'a:b@'.repeat(100_000), 'Basic ' + 'A'.repeat(400_000), ('gh' + 'p_').repeat(150_000), ('postgres://u:').repeat(30_000)]) {
     await findSecretlintSecret(input, 'config/x.yaml');
   }
+});
+
+test('the project\'s own sources and tests, rules and corpus included, are flagged by neither layer', async () => {
+  const root = path.resolve(__dirname, '..', '..', '..');
+  const flagged: string[] = [];
+  let checked = 0;
+  for (const directory of ['src', 'test/core']) {
+    for (const entry of fs.readdirSync(path.join(root, directory), { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !/\.(ts|mjs|json|md)$/.test(entry.name)) continue;
+      const relative = path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
+      const text = fs.readFileSync(path.join(root, relative), 'utf8');
+      checked++;
+      const finding = findSecret(text, relative) ?? (await findSecretlintSecret(text, relative));
+      if (finding) flagged.push(`${relative}: ${finding.rule} on line ${finding.line}`);
+    }
+  }
+  assert.ok(checked >= 50, `${checked} files`);
+  assert.deepEqual(flagged, []);
 });
