@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -167,4 +168,26 @@ test('the project\'s own sources and tests, rules and corpus included, are flagg
   }
   assert.ok(checked >= 50, `${checked} files`);
   assert.deepEqual(flagged, []);
+});
+
+test('a credential only secretlint reports is left out by the engine and by the bundled CLI, named by its rule', async () => {
+  // A password made of words passes the own rules' entropy bar on purpose; secretlint's
+  // connection-string rule still reports it, so this file is excluded only if the layer runs.
+  const draw = new Draw(seededRandom(seed + 3));
+  const password = draw.pick(['hunter', 'summer', 'harbor', 'meadow']) + draw.from('0123456789', 2) + draw.pick(['lantern', 'orchard', 'granite']);
+  const text = `export const databaseUrl = "mysql://root:${password}@db.acme-corp.io/app";\n`;
+  assert.equal(findSecret(text, 'src/db.ts'), undefined);
+  const project = fixture({ 'src/db.ts': text, 'src/ok.ts': 'export const ok = true;\n' });
+  const engine = await openEngine(project.root);
+  await engine.sync();
+  assert.deepEqual([...engine.store.files().keys()], ['src/ok.ts']);
+  assert.deepEqual(engine.store.exclusion('src/db.ts'), { reason: 'secret-content', detail: 'secretlint/database-connection-string on line 1' });
+  assert.ok(!databaseCells(engine.store.database).some((cell) => cell.includes(password.toLowerCase())));
+  await engine.close();
+
+  const cli = path.resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
+  const result = spawnSync(process.execPath, [cli, 'index', project.root, '--db', tempFile('cli.sqlite'), '--json'], { encoding: 'utf8' });
+  assert.equal(result.status, 0, result.stderr);
+  assert.equal(JSON.parse(result.stdout).exclusionsByReason['secret-content'], 1, result.stdout);
+  assert.ok(!result.stdout.includes(password) && !result.stderr.includes(password));
 });
