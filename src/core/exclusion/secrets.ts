@@ -202,9 +202,10 @@ function tokenWithin(value: string): SecretRule | undefined {
  * a vendor-token prefix (checked case-sensitively afterwards), and a secret-like word that ends a
  * name and is followed by an assignment-like operator. The optional qualifier keeps
  * `SECRET_KEY_BASE` and `tokenValue`; anything else after the word (`tokenizer`, `secretName`,
- * `passwordHash`, `tokenUrl`) is not a secret name. One combined, case-insensitive pass (~230 MB/s
- * on real code) beats separate passes for tokens and names (~200 MB/s together); alternatives are
- * factored by their first letters, which lets the regex engine skip faster.
+ * `passwordHash`, `tokenUrl`) is not a secret name. One combined, case-insensitive pass beats
+ * separate passes for tokens and names; alternatives are factored by their first letters, which
+ * lets the regex engine skip faster. With the 45 vendor prefixes the whole check measured 55 MB/s
+ * of CPU on this project's sources and 65 MB/s on TypeScript's .d.ts files (74 and 144 before).
  */
 const candidatePattern = new RegExp(
   String.raw`((?:p(?:ass(?:word|wd|phrase)?|wd)|secret|token|key|auth|credentials?)(?:[_.\-]?(?:value|base|b64|base64|hex|str|string|raw|plain|text))?`
