@@ -191,3 +191,23 @@ test('a credential only secretlint reports is left out by the engine and by the 
   assert.equal(JSON.parse(result.stdout).exclusionsByReason['secret-content'], 1, result.stdout);
   assert.ok(!result.stdout.includes(password) && !result.stderr.includes(password));
 });
+
+test('own rules: literal fallbacks after an environment read, connection strings inside code strings, command-line credentials', () => {
+  const draw = new Draw(seededRandom(seed + 4));
+  const fires: Array<[string, (secret: string) => string]> = [
+    ['src/db.cs', (secret) => `var cs = "Server=db.acme-corp.io;Database=app;User Id=sa;Password=${secret};";\n`],
+    ['src/api.ts', (secret) => `export const apiKey = process.env.API_KEY || "${secret}";\n`],
+    ['app/settings.py', (secret) => `TOKEN = os.environ.get("TOKEN") or "${secret}"\n`],
+    ['app/settings_default.py', (secret) => `SECRET_KEY = os.environ.get("SECRET_KEY", "${secret}")\n`],
+    ['config/app.rb', (secret) => `config.api_secret = ENV.fetch("API_SECRET") || "${secret}"\n`],
+    ['scripts/deploy.sh', (secret) => `curl -fsS -u deploy:${secret} https://api.acme-corp.io/releases\n`],
+  ];
+  for (const [path, render] of fires) assert.ok(findSecret(render(draw.mixed(20)), path), path);
+  const clean: Array<[string, string]> = [
+    ['src/env.ts', 'export const apiKey = process.env.API_KEY || "";\nconst kind = options.kind ?? "Bearer";\n'],
+    ['scripts/build.sh', 'sort -u names.txt\ndocker run -u 1000:1000 app\ncurl -u "$USER:$TOKEN" https://api.acme-corp.io\n'],
+    ['src/Db.cs', 'var cs = $"Server={host};Password={password};";\nvar other = "Password=" + password;\n'],
+    ['app/settings.py', 'SECRET_KEY = os.environ.get("SECRET_KEY", "")\nTOKEN = os.getenv("TOKEN") or "changeme"\n'],
+  ];
+  for (const [path, text] of clean) assert.equal(findSecret(text, path), undefined, path);
+});

@@ -28,6 +28,7 @@ export type SecretRule =
   | 'basic-auth-header'
   | 'bearer-token'
   | 'discord-bot-token'
+  | 'command-line-credentials'
   | 'secret-assignment'
   | (typeof vendorTokens)[number]['rule']
   | (typeof anchoredTokens)[number]['rule'];
@@ -232,8 +233,10 @@ const assignmentTailPattern = new RegExp(
     // value may start on the next line (YAML), or a Kubernetes `value:` on the next line.
     + String.raw`|\\?["'\`]?\]?(?:[ \t]*:[ \t]*[A-Za-z_$][\w$.<>[\]| ]{0,40}?[ \t]*=(?![=>])|[ \t]+[A-Za-z_][\w.[\]*]{0,30}[ \t]*=(?![=>])`
     + String.raw`|[ \t]*(?:::?=|=>|===?|!==?|\?\?=|\|\|=|\+=|\?=|\.=|=|>)|[ \t]*:(?:[ \t]*\r?\n[ \t]+)?|[ \t]*\r?\n[ \t]+(?:-[ \t]+)?value[ \t]*:))`
+    // Then, optionally, an expression whose fallback is the literal (`process.env.X || "…"`).
+    + String.raw`[ \t]*(?:[A-Za-z_$][\w$.]{0,60}(?:\[[^\]\n]{1,40}\]|\([^)\n]{0,60}\))?[ \t]*(?:\|\||\?\?|\bor\b|\?:)[ \t]*)?`
     // Then a quoted literal (also with the escaped quotes of a string inside JSON) or a bare one.
-    + String.raw`[ \t]*(?:[rbuf@]?(?:"(?<double>[^"\n\\]{1,4096})"|'(?<single>[^'\n\\]{1,4096})'|\`(?<backtick>[^\`\n\\$]{1,4096})\`)`
+    + String.raw`(?:[rbuf@]?(?:"(?<double>[^"\n\\]{1,4096})"|'(?<single>[^'\n\\]{1,4096})'|\`(?<backtick>[^\`\n\\$]{1,4096})\`)`
     + String.raw`|\\"(?<escaped>[^"\n\\]{1,4096})\\"|(?<bare>[^\s"'\`,;#<>(){}[\]\\][^\s"'\`,;<>(){}[\]\\]{0,4095})(?=[\s,;<\\]|$))`,
   'y',
 );
@@ -396,6 +399,15 @@ function extensionOf(relativePath: string): string {
   return dot > 0 ? base.slice(dot) : '';
 }
 
+/**
+ * `…;Password=S3cr…;` inside a string literal of code: a connection-string key right after `;`
+ * (or opening the literal) and `=` with no space, so its bare value is a literal, not an expression.
+ */
+function inConnectionString(text: string, nameStart: number, tail: string): boolean {
+  const before = text[nameStart - 1];
+  return (before === ';' || before === '"' || before === "'") && tail[0] === '=';
+}
+
 /** The secret assignment whose name ends with `name` at `index`, if its value is a secret. */
 function assignmentAt(text: string, index: number, name: string, bareAllowed: boolean): SecretRule | undefined {
   const keyword = keywordPattern.exec(name) as RegExpExecArray;
@@ -405,11 +417,11 @@ function assignmentAt(text: string, index: number, name: string, bareAllowed: bo
   if (!tail) return undefined;
   const groups = tail.groups as Record<string, string | undefined>;
   const quoted = groups.double ?? groups.single ?? groups.backtick ?? groups.escaped;
-  const value = quoted ?? (bareAllowed ? groups.bare : undefined);
+  const fullName = nameEndingAt(text, index + name.length);
+  const value = quoted ?? (bareAllowed || inConnectionString(text, index + name.length - fullName.length, tail[0]) ? groups.bare : undefined);
   if (value === undefined || !isSecretLikeValue(value)) return undefined;
   const vendorRule = tokenWithin(value);
   if (vendorRule) return vendorRule;
-  const fullName = nameEndingAt(text, index + name.length);
   return /secret[_.\-]?access[_.\-]?key$/i.test(fullName) && /^[A-Za-z0-9/+]{40}$/.test(value) ? 'aws-secret-access-key' : 'secret-assignment';
 }
 
@@ -454,6 +466,17 @@ function findUrlCredentials(text: string, stopAt: number): Hit | undefined {
     if (!match || exampleHostPattern.test((match.groups as Record<string, string>).host)) continue;
     const password = decodePercent(match[2]);
     if (isSecretLikeValue(password, 8)) return { rule: tokenWithin(password) ?? 'url-credentials', index: index + 3 };
+  }
+  return undefined;
+}
+
+/** `curl -u deploy:S3cr…` (also `--user`, `wget --password`): the password must look like a secret. */
+const commandLineCredentialPattern = /(?:^|[\s"'`])(?:-u|--user)(?:[ \t]+|=)["']?([^\s:"'`]{1,64}):([^\s"'`]{6,128})/g;
+
+function findCommandLineCredential(text: string, stopAt: number): Hit | undefined {
+  commandLineCredentialPattern.lastIndex = 0;
+  for (let match = commandLineCredentialPattern.exec(text); match && match.index < stopAt; match = commandLineCredentialPattern.exec(text)) {
+    if (isSecretLikeValue(match[2], 8)) return { rule: 'command-line-credentials', index: match.index };
   }
   return undefined;
 }
@@ -540,6 +563,7 @@ export function findSecret(text: string, relativePath: string): SecretFinding | 
   consider(findCandidate(text, relativePath));
   consider(findUrlCredentials(text, best?.index ?? Infinity));
   consider(findAnchoredToken(text, best?.index ?? Infinity));
+  consider(findCommandLineCredential(text, best?.index ?? Infinity));
   consider(findDiscordBotToken(text, best?.index ?? Infinity));
   const found = best as Hit | undefined;
   return found ? { rule: found.rule, line: lineAt(text, found.index) } : undefined;
