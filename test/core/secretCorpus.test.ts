@@ -36,7 +36,8 @@ function databaseCells(database: { exec(sql: string): { columns: string[]; value
     for (const row of result?.values ?? []) {
       for (const cell of row) {
         if (cell === null || cell === undefined) continue;
-        if (cell instanceof Uint8Array) cells.push(Buffer.from(cell).toString('latin1').toLowerCase(), Buffer.from(cell).toString('utf8').toLowerCase());
+        const bytes = cell instanceof Uint8Array ? Buffer.from(cell) : undefined;
+        if (bytes) cells.push(bytes.toString('latin1').toLowerCase(), bytes.toString('utf8').toLowerCase());
         else cells.push(String(cell).toLowerCase());
       }
     }
@@ -52,7 +53,9 @@ test('generated secrets in every syntax never reach the index or any output; loo
   assert.ok(secretFormats.length >= 50 && syntaxes.length >= 6, `${secretFormats.length} formats, ${syntaxes.length} syntaxes`);
   assert.ok(lookalikes.length >= 100, `${lookalikes.length} look-alikes`);
   // A path rule must not decide any of these: the test is about content.
-  for (const path of [...Object.keys(corpus.files), ...lookalikes.map((item) => item.path)]) assert.equal(classifyPath(path), undefined, path);
+  for (const path of [...Object.keys(corpus.files), ...lookalikes.map((item) => item.path)]) {
+    assert.equal(classifyPath(path), undefined, path);
+  }
 
   // First a harmless version of every secret file, so the secrets arrive as edits of indexed files
   // (the path where stale rows exist), then the real contents.
@@ -75,7 +78,8 @@ test('generated secrets in every syntax never reach the index or any output; loo
     const context = await engine.context(query, { limit: 20 });
     // The query comes back in the descriptor, the manifest and each result's matched terms; the rest is checked.
     const results = context.retrieval.results.map((result) => ({ ...result, matched: undefined }));
-    outputs.push(JSON.stringify(context.blocks), context.summary, JSON.stringify(results), JSON.stringify({ ...context.retrieval.manifest, query: undefined }));
+    const manifest = { ...context.retrieval.manifest, query: undefined };
+    outputs.push(JSON.stringify(context.blocks), context.summary, JSON.stringify(results), JSON.stringify(manifest));
   }
   for (const planted of corpus.planted) {
     try {
@@ -102,25 +106,22 @@ test('generated secrets in every syntax never reach the index or any output; loo
       strings.some((needle) => lowerOutputs.some((output) => output.includes(needle))) ? 'output' : '',
     ].filter(Boolean);
     if (where.length === 0) continue;
-    if (process.env.PK_DEBUG && where.includes('output') && !where.includes('indexed')) {
-      const needle = strings.find((candidate) => lowerOutputs.some((output) => output.includes(candidate))) as string;
-      const output = lowerOutputs.find((candidate) => candidate.includes(needle)) as string;
-      console.log('DEBUG', planted.path, output.slice(Math.max(0, output.indexOf(needle) - 300), output.indexOf(needle) + 100));
-    }
     leaked.push(planted);
     for (const place of where) leakedWhere.set(place, (leakedWhere.get(place) ?? 0) + 1);
   }
   const caught = corpus.planted.length - leaked.length;
   const kept = lookalikes.filter((item) => indexed.has(item.path));
   const dropped = lookalikes.filter((item) => !indexed.has(item.path));
-  const message = `secrets caught ${caught}/${corpus.planted.length} (${secretFormats.length} formats from ${providers.size} providers × ${syntaxes.length} syntaxes); `
+  const message = `secrets caught ${caught}/${corpus.planted.length} `
+    + `(${secretFormats.length} formats from ${providers.size} providers × ${syntaxes.length} syntaxes); `
     + `false positives kept ${kept.length}/${lookalikes.length} (${((kept.length / lookalikes.length) * 100).toFixed(1)}%)`;
   console.log(message);
   t.diagnostic(message);
   const bySyntax = new Map<string, number>();
   for (const planted of leaked) bySyntax.set(planted.syntax.id, (bySyntax.get(planted.syntax.id) ?? 0) + 1);
   if (leaked.length > 0) {
-    console.log(`leaked by syntax: ${JSON.stringify(Object.fromEntries(bySyntax))}; found in: ${JSON.stringify(Object.fromEntries(leakedWhere))}`);
+    console.log(`leaked by syntax: ${JSON.stringify(Object.fromEntries(bySyntax))}`);
+    console.log(`found in: ${JSON.stringify(Object.fromEntries(leakedWhere))}`);
     console.log(`leaked: ${leaked.map((planted) => `${planted.format.id}/${planted.syntax.id}`).join(' ')}`);
   }
   if (dropped.length > 0) console.log(`look-alikes dropped: ${dropped.map((item) => `${item.path} (${item.kind})`).join(', ')}`);
@@ -129,15 +130,18 @@ test('generated secrets in every syntax never reach the index or any output; loo
   assert.ok(kept.length / lookalikes.length >= 0.95, message);
   // Whole-file exclusion, with a reason that names a rule and a line and never the value.
   for (const [path, exclusion] of exclusions) {
-    assert.ok(exclusion && isExclusionReason(exclusion.reason) && isSecretReason(exclusion.reason), `${path}: ${JSON.stringify(exclusion)}`);
+    const secretReason = exclusion !== undefined && isExclusionReason(exclusion.reason) && isSecretReason(exclusion.reason);
+    assert.ok(exclusion && secretReason, `${path}: ${JSON.stringify(exclusion)}`);
     assert.match(exclusion.detail ?? '', /^[\w@/:.-]+ on line \d+$/, path);
   }
 });
 
-test('the secretlint layer: disable comments do not hide a secret, fillers do, no marks pile up, odd input completes', { timeout: 120_000 }, async () => {
+const layerTest = 'the secretlint layer: disable comments do not hide a secret, fillers do, no marks pile up, odd input completes';
+test(layerTest, { timeout: 120_000 }, async () => {
   const draw = new Draw(seededRandom(seed + 2));
   const github = 'gh' + 'p_' + draw.mixed(36);
-  assert.deepEqual(await findSecretlintSecret(`// secretlint-disable\nconst a = 1;\nconst b = "${github}";\n`, 'src/a.ts'), { rule: 'secretlint/github', line: 3 });
+  const disabled = `// secretlint-disable\nconst a = 1;\nconst b = "${github}";\n`;
+  assert.deepEqual(await findSecretlintSecret(disabled, 'src/a.ts'), { rule: 'secretlint/github', line: 3 });
   assert.equal(await findSecretlintSecret('const b = "' + 'gh' + 'p_' + 'x'.repeat(36) + '";\n', 'src/a.ts'), undefined);
   assert.equal(await findSecretlintSecret('export const answer = 42;\n', 'src/a.ts'), undefined);
   // The profiler is switched off: a thousand files leave no performance marks behind.
@@ -146,8 +150,11 @@ test('the secretlint layer: disable comments do not hide a secret, fillers do, n
   assert.equal(performance.getEntriesByType('mark').length, marksBefore);
   // Inputs built to make a backtracking pattern slow still finish (the test's timeout is the bound).
   const pk = 'PRIVATE' + ' KEY';
-  for (const input of ['password = "' + 'a1'.repeat(100_000), ('-----BEGIN RSA ' + pk + '-----\n').repeat(5_000), ('xo' + 'xb-1-').repeat(50_000),
-    'https://' + 'a:b@'.repeat(100_000), 'Basic ' + 'A'.repeat(400_000), ('gh' + 'p_').repeat(150_000), ('postgres://u:').repeat(30_000)]) {
+  const inputs = [
+    'password = "' + 'a1'.repeat(100_000), ('-----BEGIN RSA ' + pk + '-----\n').repeat(5_000), ('xo' + 'xb-1-').repeat(50_000),
+    'https://' + 'a:b@'.repeat(100_000), 'Basic ' + 'A'.repeat(400_000), ('gh' + 'p_').repeat(150_000), ('postgres://u:').repeat(30_000),
+  ];
+  for (const input of inputs) {
     await findSecretlintSecret(input, 'config/x.yaml');
   }
 });
@@ -174,14 +181,16 @@ test('a credential only secretlint reports is left out by the engine and by the 
   // A password made of words passes the own rules' entropy bar on purpose; secretlint's
   // connection-string rule still reports it, so this file is excluded only if the layer runs.
   const draw = new Draw(seededRandom(seed + 3));
-  const password = draw.pick(['hunter', 'summer', 'harbor', 'meadow']) + draw.from('0123456789', 2) + draw.pick(['lantern', 'orchard', 'granite']);
+  const password = draw.pick(['hunter', 'summer', 'harbor', 'meadow']) + draw.from('0123456789', 2)
+    + draw.pick(['lantern', 'orchard', 'granite']);
   const text = `export const databaseUrl = "mysql://root:${password}@db.acme-corp.io/app";\n`;
   assert.equal(findSecret(text, 'src/db.ts'), undefined);
   const project = fixture({ 'src/db.ts': text, 'src/ok.ts': 'export const ok = true;\n' });
   const engine = await openEngine(project.root);
   await engine.sync();
   assert.deepEqual([...engine.store.files().keys()], ['src/ok.ts']);
-  assert.deepEqual(engine.store.exclusion('src/db.ts'), { reason: 'secret-content', detail: 'secretlint/database-connection-string on line 1' });
+  const expected = { reason: 'secret-content', detail: 'secretlint/database-connection-string on line 1' };
+  assert.deepEqual(engine.store.exclusion('src/db.ts'), expected);
   assert.ok(!databaseCells(engine.store.database).some((cell) => cell.includes(password.toLowerCase())));
   await engine.close();
 

@@ -17,13 +17,22 @@ const end = String.raw`(?![A-Za-z0-9_\-])`;
 
 export const vendorTokens: readonly VendorToken[] = [
   { rule: 'aws-access-key-id', prefix: String.raw`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)`, body: String.raw`[A-Z0-9]{16}\b` },
-  { rule: 'azure-storage-key', prefix: String.raw`(?:AccountKey|SharedAccessKey)=`, body: String.raw`[A-Za-z0-9+/]{43,88}={0,2}(?=[;"'\s<&]|$)` },
-  { rule: 'gitlab-token', prefix: String.raw`\bgl(?:pat|rt|dt|ptt|soat|ft|imt|agent|oas|cbt|ffct)-`, body: String.raw`[0-9A-Za-z_\-]{20,300}` + end },
+  {
+    rule: 'azure-storage-key', prefix: String.raw`(?:AccountKey|SharedAccessKey)=`,
+    body: String.raw`[A-Za-z0-9+/]{43,88}={0,2}(?=[;"'\s<&]|$)`,
+  },
+  {
+    rule: 'gitlab-token', prefix: String.raw`\bgl(?:pat|rt|dt|ptt|soat|ft|imt|agent|oas|cbt|ffct)-`,
+    body: String.raw`[0-9A-Za-z_\-]{20,300}` + end,
+  },
   { rule: 'gitlab-token', prefix: String.raw`\bGR1348941`, body: String.raw`[\w\-]{20}` + end },
   { rule: 'atlassian-token', prefix: String.raw`\bAT(?:ATT3|BB|CTT3)`, body: String.raw`[A-Za-z0-9_\-=.]{28,300}` + end },
   { rule: 'slack-token', prefix: String.raw`\bxapp-\d-`, body: String.raw`[A-Z0-9]{6,20}-\d{6,20}-[a-z0-9]{20,100}` + end },
   { rule: 'discord-webhook', prefix: String.raw`discord(?:app)?\.com/api/webhooks/`, body: String.raw`\d{15,20}/[\w\-]{50,100}` },
-  { rule: 'teams-webhook', prefix: String.raw`\.webhook\.office\.com/webhookb2/`, body: String.raw`[0-9a-f\-]{36}@[0-9a-f\-]{36}/IncomingWebhook/[0-9a-f]{32}/[0-9a-f\-]{36}` },
+  {
+    rule: 'teams-webhook', prefix: String.raw`\.webhook\.office\.com/webhookb2/`,
+    body: String.raw`[0-9a-f\-]{36}@[0-9a-f\-]{36}/IncomingWebhook/[0-9a-f]{32}/[0-9a-f\-]{36}`,
+  },
   { rule: 'stripe-key', prefix: String.raw`\b[rs]k_prod_`, body: String.raw`[0-9A-Za-z]{24,247}\b` },
   { rule: 'openai-key', prefix: String.raw`\bsk-(?:proj|svcacct|admin)-`, body: String.raw`[A-Za-z0-9_\-]{40,300}` + end },
   { rule: 'openai-key', prefix: String.raw`\bsk-`, body: String.raw`[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}` + end },
