@@ -1,8 +1,8 @@
 import * as path from 'node:path';
 import { discover, type Exclusion } from './discovery';
 import { sniffContent } from './exclusion/contentRules';
-import { findSecretlintSecret } from './exclusion/secretlintLayer';
 import type { ExclusionReason } from './exclusion/reasons';
+import { findSecretlintSecret } from './exclusion/secretlintLayer';
 import { readGitState } from './gitState';
 import { idOf, sha256Hex } from './hashing';
 import { languageForPath } from './language';
