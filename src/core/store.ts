@@ -10,8 +10,11 @@ import type { EnginePorts } from './ports';
 import { declareRowFunction, loadSqlite, withRowFunction } from './sqlite';
 import { buildVocabulary, decodeWords, encodeWords, readVarints } from './termCodes';
 
-/** Bumped whenever the tables change; an older file is discarded and rebuilt, never migrated. */
-export const schemaVersion = 2;
+/**
+ * Bumped whenever the tables change, or the exclusion rules widen (3: more secret formats and
+ * secretlint), so rows admitted by older rules go; an older file is discarded and rebuilt, never migrated.
+ */
+export const schemaVersion = 3;
 
 /**
  * The meta row that marks a SQLite file as a Project Knowledge index, so `--db` replaces only

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { discover, type Exclusion } from './discovery';
 import { sniffContent } from './exclusion/contentRules';
 import type { ExclusionReason } from './exclusion/reasons';
+import { findSecretlintSecret } from './exclusion/secretlintLayer';
 import { readGitState } from './gitState';
 import { idOf, sha256Hex } from './hashing';
 import { languageForPath } from './language';
@@ -180,11 +181,28 @@ export async function syncFile(context: SyncContext, relativePath: string, known
     store.touchFile(file);
     return { kind: 'indexed', file, reindexed: false, bytes: stat.size };
   }
+  // New content: secretlint checks it too, before any row is written (the same hash was checked when first indexed).
+  const deeper = await secretlintVerdict(context, relativePath, text);
+  if (deeper) return deeper;
   const rows = await buildRows(context, relativePath, text, fileHash, language);
   const file: FileRow = { ...base, gitHead: git.head, parser: rows.parser, parserReason: rows.parserReason };
   store.replaceFile(file, rows.snippets, rows.symbols);
   if (options.semantic) embedIndexedChunks(context, rows.snippets);
   return { kind: 'indexed', file, reindexed: true, bytes: stat.size };
+}
+
+/**
+ * The exclusion secretlint's recommended rules decide for new content, naming the rule and line.
+ * Should secretlint fail on some input, the file is left out rather than indexed unchecked.
+ */
+async function secretlintVerdict(context: SyncContext, relativePath: string, text: string): Promise<FileOutcome | undefined> {
+  try {
+    const finding = await findSecretlintSecret(text, relativePath);
+    return finding ? { kind: 'excluded', reason: 'secret-content', detail: `${finding.rule} on line ${finding.line}` } : undefined;
+  } catch (error) {
+    context.ports.log.warn(`secretlint could not check ${relativePath}: ${error instanceof Error ? error.message : String(error)}`);
+    return { kind: 'excluded', reason: 'secret-content', detail: 'secretlint could not check the file' };
+  }
 }
 
 /** Re-indexes one path that changed under the index, or removes it when it is gone or unusable. */

@@ -51,7 +51,7 @@ export const exclusionReasonDescriptions: Readonly<Record<ExclusionReason, strin
   'private-key': 'A private key, by file name or by a private-key block in the content.',
   'env-file': 'A .env-style environment file, which usually holds secrets.',
   'credential-file': 'A credential store or a registry configuration holding credentials.',
-  'secret-content': 'Contains a high-confidence secret (cloud key, API token, secret assignment).',
+  'secret-content': 'Contains a high-confidence secret (provider token, credentials in a URL or header, secret assignment).',
   'pkignore': 'Matched by a rule in .pkignore.',
   'user-exclude': 'Matched by a user exclusion setting (files.exclude or projectKnowledge settings).',
   'symlink': 'A symbolic link; links are never followed.',
