@@ -3,20 +3,24 @@
  * 3.11.2 `http`, `email`, `urllib`, `json`, `html`, `wsgiref` and `xmlrpc` packages, see
  * `corpus.ts`), lexical vs hybrid vs a plain grep baseline, per query kind.
  *
- *   node out/test/quality/run.js [--verbose] [--only ID_PREFIX] [--json FILE]
+ *   node out/test/quality/run.js [--verbose] [--only ID_PREFIX] [--json FILE] [--split tune|held-out|all]
+ *
+ * After the query set and the declaration oracle it runs the file-localization set on real fix
+ * commits (`localization/run.ts`, tune split unless `--split` asks for more; skipped with a
+ * message when its repositories are absent).
  *
  * Prints recall@1, recall@8, MRR, mean tokens returned per query and tokens per found answer.
- * The last line is one JSON object with every figure. It measures and prints; the exit code is
+ * Each part ends with one JSON line holding its figures. It measures and prints; the exit code is
  * non-zero only when the corpus is missing or the run fails, never because a goal was missed.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ProjectEngine } from '../../src/core/engine';
-import { createStructuralParsers } from '../../src/core/parsing/structuralParsers';
 import { nodePorts } from '../../src/core/ports';
 import { prepareCorpus } from './corpus';
 import { createGrepBaseline } from './grep';
+import { localizationOptions, runLocalization } from './localization/run';
+import { qualityParsers } from './parsers';
 import { qualityQueries, type ExpectedLocation, type QualityQuery, type QueryKind } from './queries';
 import { runStructuralQuality } from './structuralOracle';
 
@@ -35,16 +39,6 @@ interface Outcome {
 }
 
 const kinds: QueryKind[] = ['symbol', 'path', 'error', 'phrase', 'natural'];
-
-function repositoryRoot(): string {
-  for (const start of [__dirname, process.cwd()]) {
-    for (let directory = start; ; directory = path.dirname(directory)) {
-      if (fs.existsSync(path.join(directory, 'package.json')) && fs.existsSync(path.join(directory, 'grammars'))) return directory;
-      if (path.dirname(directory) === directory) break;
-    }
-  }
-  throw new Error('repository root not found (run from the repository)');
-}
 
 /** A returned range answers an expected one when they share at least half of the smaller of the two. */
 export function answers(result: Returned, expected: ExpectedLocation): boolean {
@@ -101,10 +95,7 @@ async function main(): Promise<void> {
   const queries = qualityQueries.filter((query) => !only || query.id.startsWith(only));
 
   const corpus = prepareCorpus();
-  const repo = repositoryRoot();
-  const grammarDirectory = fs.existsSync(path.join(repo, 'dist', 'grammars', 'manifest.json')) ? path.join(repo, 'dist', 'grammars') : path.join(repo, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm');
-  const queryDirectory = fs.existsSync(path.join(repo, 'dist', 'grammars', 'manifest.json')) ? path.join(repo, 'dist', 'grammars') : path.join(repo, 'grammars');
-  const parsers = createStructuralParsers({ grammarDirectory, queryDirectory });
+  const parsers = qualityParsers();
   console.log(`Corpus: ${corpus.files} Python files, ${corpus.lines} lines from ${corpus.source} (copied to ${corpus.root})`);
   console.log(`Queries: ${queries.length} (${kinds.map((kind) => `${kind} ${queries.filter((query) => query.kind === kind).length}`).join(', ')})`);
 
@@ -178,8 +169,11 @@ async function main(): Promise<void> {
   }
 }
 
-// Retrieval quality first, then declaration recall/precision against each language's own parser.
-main().then(() => runStructuralQuality()).catch((error: unknown) => {
+// Retrieval quality first, then declaration recall/precision against each language's own parser, then file localization.
+main()
+  .then(() => runStructuralQuality())
+  .then(() => runLocalization(localizationOptions(process.argv.slice(2))))
+  .catch((error: unknown) => {
   console.error(`quality: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;
 });
