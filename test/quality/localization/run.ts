@@ -13,10 +13,12 @@
  * (default `/work/eval-repos`), one per repository named `owner+name`; see README.md here.
  * Missing repositories are skipped with a message and exit code 0. The default split is tune:
  * held-out runs only when asked for, so whoever tunes the ranking never sees it by accident.
- * The work trees are left at the commit they were at before the run.
+ * Each run checks out into its own temporary `git worktree` of the clone and removes it at the
+ * end, so the clones are never changed and concurrent runs do not disturb each other.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ProjectEngine } from '../../../src/core/engine';
@@ -161,13 +163,16 @@ function checkout(workTree: string, commit: string): void {
   git(workTree, ['clean', '-fdq']);
 }
 
-async function runRepository(repository: LocalizationRepository, workTree: string, instances: LocalizationInstance[], verbose: boolean): Promise<InstanceOutcome[]> {
-  const original = git(workTree, ['rev-parse', 'HEAD']).trim();
+async function runRepository(repository: LocalizationRepository, clone: string, instances: LocalizationInstance[], verbose: boolean): Promise<InstanceOutcome[]> {
+  // A private work tree per run: the clone is never checked out, and two runs (two helpers) can share it.
+  git(clone, ['worktree', 'prune']);
+  const workTree = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `pk-localization-${workTreeName(repository.name)}-`)));
+  git(clone, ['worktree', 'add', '-q', '--detach', '-f', workTree, instances[0].parent]);
   const outcomes: InstanceOutcome[] = [];
-  checkout(workTree, instances[0].parent);
-  const engine = await ProjectEngine.open({ root: workTree, ports: nodePorts(), parsers: qualityParsers(), options: { useGit: true } });
-  const documents = new SourceDocuments(workTree, repository);
+  let engine: ProjectEngine | undefined;
   try {
+    engine = await ProjectEngine.open({ root: workTree, ports: nodePorts(), parsers: qualityParsers(), options: { useGit: true } });
+    const documents = new SourceDocuments(workTree, repository);
     for (const instance of instances) {
       checkout(workTree, instance.parent);
       const syncStarted = performance.now();
@@ -192,8 +197,9 @@ async function runRepository(repository: LocalizationRepository, workTree: strin
       }
     }
   } finally {
-    await engine.close();
-    checkout(workTree, original);
+    await engine?.close();
+    git(clone, ['worktree', 'remove', '--force', workTree]);
+    fs.rmSync(workTree, { recursive: true, force: true });
   }
   return outcomes;
 }
@@ -228,14 +234,14 @@ export async function runLocalization(options: LocalizationOptions): Promise<Loc
     let selected = instances.filter((instance) => instance.repository === repository.name).sort((left, right) => (left.date < right.date ? -1 : left.date > right.date ? 1 : 0));
     if (selected.length === 0) continue;
     if (options.maxPerRepository !== undefined) selected = selected.slice(-options.maxPerRepository);
-    const workTree = path.join(options.reposDirectory, workTreeName(repository.name));
-    if (!fs.existsSync(path.join(workTree, '.git')) || !hasCommit(workTree, selected[selected.length - 1].commit)) {
+    const clone = path.join(options.reposDirectory, workTreeName(repository.name));
+    if (!hasCommit(clone, selected[selected.length - 1].commit)) {
       skipped.push(repository.name);
-      console.log(`  skipped ${repository.name}: no clone with its history at ${workTree}`);
+      console.log(`  skipped ${repository.name}: no clone with its history at ${clone}`);
       continue;
     }
     const repositoryStarted = performance.now();
-    const results = await runRepository(repository, workTree, selected, options.verbose === true);
+    const results = await runRepository(repository, clone, selected, options.verbose === true);
     outcomes.push(...results);
     console.log(`  ${repository.name} (${repository.language}): ${results.length} instances in ${Math.round((performance.now() - repositoryStarted) / 1000)} s`);
   }
