@@ -44,6 +44,11 @@ export function bm25Document(text: string): Bm25Document {
 
 /** Paths ranked by BM25 score for the query, best first; documents matching no query term are left out. */
 export function bm25Rank(query: string, documents: ReadonlyMap<string, Bm25Document>): string[] {
+  return bm25Scores(query, documents).map((entry) => entry.path);
+}
+
+/** The scores behind `bm25Rank`, best first. */
+export function bm25Scores(query: string, documents: ReadonlyMap<string, Bm25Document>): Array<{ path: string; score: number }> {
   const queryTerms = [...new Set(bm25Tokens(query))];
   const count = documents.size;
   if (count === 0 || queryTerms.length === 0) return [];
@@ -68,5 +73,5 @@ export function bm25Rank(query: string, documents: ReadonlyMap<string, Bm25Docum
   }
   // Ties break by path so the ranking is deterministic.
   scored.sort((left, right) => right.score - left.score || (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
-  return scored.map((entry) => entry.path);
+  return scored;
 }
