@@ -118,7 +118,7 @@ function main(): void {
     return index >= 0 ? argv[index + 1] : undefined;
   };
   const reposDirectory = option('--repos') ?? process.env.PK_LOCALIZATION_REPOS ?? '/work/eval-repos';
-  const perRepository = Number(option('--per-repo') ?? 60);
+  const perRepository = Number(option('--per-repo') ?? 45);
   const out = option('--out') ?? path.join(__dirname, '..', '..', '..', '..', 'test', 'quality', 'localization', 'instances.json');
   const all: LocalizationInstance[] = [];
   for (const repository of localizationRepositories) {
