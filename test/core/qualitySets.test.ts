@@ -85,7 +85,8 @@ describe('localization set: extraction rules', () => {
   });
 
   test('trailers leave the query; the split is a stable hash', () => {
-    assert.equal(queryOf('Fix panic on empty path (#1)\n\nbody text\n\nSigned-off-by: A <a@b>\nCo-authored-by: B <b@c>\n'), 'Fix panic on empty path (#1)\n\nbody text');
+    const message = 'Fix panic on empty path (#1)\n\nbody text\n\nSigned-off-by: A <a@b>\nCo-authored-by: B <b@c>\n';
+    assert.equal(queryOf(message), 'Fix panic on empty path (#1)\n\nbody text');
     assert.equal(splitOf('casey/just', 'abc'), splitOf('casey/just', 'abc'));
     const splits = Array.from({ length: 300 }, (_, index) => splitOf('o/r', `commit${index}`));
     const heldOut = splits.filter((split) => split === 'held-out').length;
@@ -131,6 +132,10 @@ describe('second code base queries (Hono)', () => {
       assert.equal(heldOut, Math.floor(queries.length / 3), kind);
     }
     assert.equal(new Set(honoQueries.map((query) => query.id)).size, honoQueries.length);
-    for (const query of honoQueries) for (const expected of query.expected) assert.ok(expected.start !== undefined && expected.end !== undefined && expected.start <= expected.end, query.id);
+    for (const query of honoQueries) {
+      for (const expected of query.expected) {
+        assert.ok(expected.start !== undefined && expected.end !== undefined && expected.start <= expected.end, query.id);
+      }
+    }
   });
 });

@@ -17,7 +17,8 @@ export function repositoryRoot(): string {
 export function qualityParsers(): ChunkParser[] {
   const repo = repositoryRoot();
   const built = fs.existsSync(path.join(repo, 'dist', 'grammars', 'manifest.json'));
-  const grammarDirectory = built ? path.join(repo, 'dist', 'grammars') : path.join(repo, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm');
+  const wasm = path.join(repo, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm');
+  const grammarDirectory = built ? path.join(repo, 'dist', 'grammars') : wasm;
   const queryDirectory = built ? path.join(repo, 'dist', 'grammars') : path.join(repo, 'grammars');
   return createStructuralParsers({ grammarDirectory, queryDirectory });
 }

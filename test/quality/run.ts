@@ -203,17 +203,23 @@ async function runHono(argv: string[]): Promise<void> {
     return;
   }
   try {
-    const engine = await ProjectEngine.open({ root: corpus.root, ports: nodePorts(), parsers: qualityParsers(), options: { useGit: true, semantic: true } });
+    const options = { useGit: true, semantic: true };
+    const engine = await ProjectEngine.open({ root: corpus.root, ports: nodePorts(), parsers: qualityParsers(), options });
     try {
       const started = performance.now();
       const report = await engine.sync();
       const grep = createGrepBaseline(corpus.root);
       const result: Record<string, Record<string, Record<string, Figures>>> = {};
       const splits = split === 'all' ? (['tune', 'held-out'] as const) : ([split] as const);
-      console.log(`\nSecond code base: Hono (TypeScript) at ${honoCommit.slice(0, 12)}, ${corpus.files} files (${report.discovered} indexed in ${Math.round(performance.now() - started)} ms)`);
+      const indexMs = Math.round(performance.now() - started);
+      const where = `Hono (TypeScript) at ${honoCommit.slice(0, 12)}, ${corpus.files} files`;
+      console.log(`\nSecond code base: ${where} (${report.discovered} indexed in ${indexMs} ms)`);
       for (const part of splits) {
         const queries = honoQueries.filter((query) => (query.split ?? 'tune') === part);
-        console.log(`\nHono ${part}: ${queries.length} queries (${kinds.map((kind) => `${kind} ${queries.filter((query) => query.kind === kind).length}`).filter((text) => !text.endsWith(' 0')).join(', ')})`);
+        const perKind = kinds
+          .map((kind) => `${kind} ${queries.filter((query) => query.kind === kind).length}`)
+          .filter((text) => !text.endsWith(' 0'));
+        console.log(`\nHono ${part}: ${queries.length} queries (${perKind.join(', ')})`);
         result[part] = (await measureQueries(engine, grep, queries, verbose)).summary;
       }
       console.log(JSON.stringify({ hono: { commit: honoCommit, grepTool: grep.tool, summary: result } }));

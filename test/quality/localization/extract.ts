@@ -38,7 +38,9 @@ export function splitOf(repository: string, commit: string): Split {
 }
 
 const fixPattern = /\b(fix(e[sd]|ing)?|bug(s|fix)?|issues?|regression|crash(es)?|panic(s)?)\b|\b(close[sd]?|resolve[sd]?)\s+#\d+/i;
-const noisePattern = /\b(typos?|lint(s|ing)?|linter|clippy|rubocop|mypy|ci|workflows?|format(ting)?|prettier|eslint|docs?|readme|changelog|bump|deps|dependencies)\b/i;
+const noiseWords = 'typos?|lint(s|ing)?|linter|clippy|rubocop|mypy|ci|workflows?|format(ting)?|prettier|eslint'
+  + '|docs?|readme|changelog|bump|deps|dependencies';
+const noisePattern = new RegExp(`\\b(${noiseWords})\\b`, 'i');
 const trailerPattern = /^(signed-off-by|co-authored-by|reviewed-by|acked-by|tested-by|reported-by|suggested-by|cc):/i;
 
 function git(workTree: string, args: string[]): string {

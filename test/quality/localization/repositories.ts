@@ -18,8 +18,14 @@ export interface LocalizationRepository {
 
 export const localizationRepositories: LocalizationRepository[] = [
   { name: 'Textualize/rich', language: 'Python', head: '42899d8a0a96b121a514516f4be9db44ff7aeaf3', sourceExtensions: ['.py'] },
-  { name: 'honojs/hono', language: 'TypeScript', head: '28a9c128912de19f3fb28b00ae289c9b93f6f392', sourceExtensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.jsx'] },
-  { name: 'junegunn/fzf', language: 'Go', head: '956562daaa82ddf55ea8f7aeab56883377b742c6', sourceExtensions: ['.go', '.sh', '.bash', '.zsh', '.fish', '.vim', '.ps1'] },
+  {
+    name: 'honojs/hono', language: 'TypeScript', head: '28a9c128912de19f3fb28b00ae289c9b93f6f392',
+    sourceExtensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.jsx'],
+  },
+  {
+    name: 'junegunn/fzf', language: 'Go', head: '956562daaa82ddf55ea8f7aeab56883377b742c6',
+    sourceExtensions: ['.go', '.sh', '.bash', '.zsh', '.fish', '.vim', '.ps1'],
+  },
   { name: 'casey/just', language: 'Rust', head: '4f41f609278edb6f1024e3dd7a9912946e1e7bc3', sourceExtensions: ['.rs'] },
   { name: 'jhy/jsoup', language: 'Java', head: '46b620860af930eedc193a705eaf7cea5aec89a6', sourceExtensions: ['.java'] },
 ];

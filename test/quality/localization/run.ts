@@ -163,7 +163,9 @@ function checkout(workTree: string, commit: string): void {
   git(workTree, ['clean', '-fdq']);
 }
 
-async function runRepository(repository: LocalizationRepository, clone: string, instances: LocalizationInstance[], verbose: boolean): Promise<InstanceOutcome[]> {
+async function runRepository(
+  repository: LocalizationRepository, clone: string, instances: LocalizationInstance[], verbose: boolean,
+): Promise<InstanceOutcome[]> {
   // A private work tree per run: the clone is never checked out, and two runs (two helpers) can share it.
   git(clone, ['worktree', 'prune']);
   const workTree = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `pk-localization-${workTreeName(repository.name)}-`)));
@@ -192,8 +194,12 @@ async function runRepository(repository: LocalizationRepository, clone: string, 
       outcomes.push(outcome);
       if (verbose) {
         const subject = instance.query.split('\n')[0].slice(0, 70);
-        console.log(`  ${instance.commit.slice(0, 10)} ${instance.split.padEnd(8)} pk ${String(outcome.pk.rank ?? '-').padStart(2)}  bm25 ${String(outcome.bm25.rank ?? '-').padStart(2)}  ${Math.round(syncMs)}+${Math.round(searchMs)} ms  ${subject}`);
-        if (outcome.pk.rank !== 1) console.log(`      answer ${instance.answer.join(', ')}; pk top ${pkFiles.slice(0, 3).join(', ') || '(none)'}`);
+        const ranks = `pk ${String(outcome.pk.rank ?? '-').padStart(2)}  bm25 ${String(outcome.bm25.rank ?? '-').padStart(2)}`;
+        const timing = `${Math.round(syncMs)}+${Math.round(searchMs)} ms`;
+        console.log(`  ${instance.commit.slice(0, 10)} ${instance.split.padEnd(8)} ${ranks}  ${timing}  ${subject}`);
+        if (outcome.pk.rank !== 1) {
+          console.log(`      answer ${instance.answer.join(', ')}; pk top ${pkFiles.slice(0, 3).join(', ') || '(none)'}`);
+        }
       }
     }
   } finally {
@@ -206,7 +212,8 @@ async function runRepository(repository: LocalizationRepository, clone: string, 
 
 function row(label: string, value: LocalizationFigures, tokens: boolean): string {
   const cells = [
-    `n=${String(value.instances).padStart(3)}`, `Acc@1 ${value.accAt1.toFixed(1).padStart(5)}`, `Acc@5 ${value.accAt5.toFixed(1).padStart(5)}`,
+    `n=${String(value.instances).padStart(3)}`, `Acc@1 ${value.accAt1.toFixed(1).padStart(5)}`,
+    `Acc@5 ${value.accAt5.toFixed(1).padStart(5)}`,
     `Acc@10 ${value.accAt10.toFixed(1).padStart(5)}`, `MRR ${value.mrr.toFixed(3)}`, `All@10 ${value.allAt10.toFixed(1).padStart(5)}`,
     `found ${value.found.toFixed(1).padStart(5)}`, `files/query ${value.meanFiles.toFixed(1).padStart(4)}`,
   ];
@@ -225,13 +232,16 @@ export interface LocalizationReport {
 
 /** Runs the localization set; undefined (after a message) when none of its repositories is present. */
 export async function runLocalization(options: LocalizationOptions): Promise<LocalizationReport | undefined> {
-  const instances = loadInstances().filter((instance) => (options.split === 'all' || instance.split === options.split) && (!options.repository || instance.repository === options.repository));
+  const instances = loadInstances().filter((instance) => (options.split === 'all' || instance.split === options.split)
+    && (!options.repository || instance.repository === options.repository));
   const skipped: string[] = [];
   const outcomes: InstanceOutcome[] = [];
   const started = performance.now();
-  console.log(`\nLocalization set: split ${options.split}, ${instances.length} instances, repositories expected under ${options.reposDirectory} (PK_LOCALIZATION_REPOS)`);
+  console.log(`\nLocalization set: split ${options.split}, ${instances.length} instances, `
+    + `repositories expected under ${options.reposDirectory} (PK_LOCALIZATION_REPOS)`);
   for (const repository of localizationRepositories) {
-    let selected = instances.filter((instance) => instance.repository === repository.name).sort((left, right) => (left.date < right.date ? -1 : left.date > right.date ? 1 : 0));
+    let selected = instances.filter((instance) => instance.repository === repository.name)
+      .sort((left, right) => (left.date < right.date ? -1 : left.date > right.date ? 1 : 0));
     if (selected.length === 0) continue;
     if (options.maxPerRepository !== undefined) selected = selected.slice(-options.maxPerRepository);
     const clone = path.join(options.reposDirectory, workTreeName(repository.name));
@@ -243,21 +253,28 @@ export async function runLocalization(options: LocalizationOptions): Promise<Loc
     const repositoryStarted = performance.now();
     const results = await runRepository(repository, clone, selected, options.verbose === true);
     outcomes.push(...results);
-    console.log(`  ${repository.name} (${repository.language}): ${results.length} instances in ${Math.round((performance.now() - repositoryStarted) / 1000)} s`);
+    const seconds = Math.round((performance.now() - repositoryStarted) / 1000);
+    console.log(`  ${repository.name} (${repository.language}): ${results.length} instances in ${seconds} s`);
   }
   if (outcomes.length === 0) {
-    console.log(`Localization set skipped: no repository found under ${options.reposDirectory}; see test/quality/localization/README.md to fetch them.`);
+    console.log(`Localization set skipped: no repository found under ${options.reposDirectory}; `
+      + 'see test/quality/localization/README.md to fetch them.');
     return undefined;
   }
   const summary: LocalizationReport['summary'] = {};
   const add = (key: string, selected: InstanceOutcome[]) => {
     if (selected.length === 0) return;
-    summary[key] = { pk: localizationFigures(selected.map((outcome) => outcome.pk)), bm25: localizationFigures(selected.map((outcome) => outcome.bm25)) };
+    summary[key] = {
+      pk: localizationFigures(selected.map((outcome) => outcome.pk)),
+      bm25: localizationFigures(selected.map((outcome) => outcome.bm25)),
+    };
   };
   const splits: Split[] = options.split === 'all' ? ['tune', 'held-out'] : [options.split];
   for (const split of splits) {
     add(split, outcomes.filter((outcome) => outcome.split === split));
-    for (const repository of localizationRepositories) add(`${split} ${repository.name}`, outcomes.filter((outcome) => outcome.split === split && outcome.repository === repository.name));
+    for (const repository of localizationRepositories) {
+      add(`${split} ${repository.name}`, outcomes.filter((outcome) => outcome.split === split && outcome.repository === repository.name));
+    }
   }
   if (options.split === 'all') add('all', outcomes);
   console.log(`\nFile localization (Acc@k and found in %; pk = search --limit 50 mapped to files, bm25 = Okapi over whole source files):`);
@@ -267,7 +284,8 @@ export async function runLocalization(options: LocalizationOptions): Promise<Loc
   }
   const meanSyncMs = Math.round(outcomes.reduce((sum, outcome) => sum + outcome.syncMs, 0) / outcomes.length);
   const meanSearchMs = Math.round(outcomes.reduce((sum, outcome) => sum + outcome.searchMs, 0) / outcomes.length);
-  console.log(`  mean incremental sync ${meanSyncMs} ms, mean search ${meanSearchMs} ms, total ${Math.round((performance.now() - started) / 1000)} s`);
+  const totalSeconds = Math.round((performance.now() - started) / 1000);
+  console.log(`  mean incremental sync ${meanSyncMs} ms, mean search ${meanSearchMs} ms, total ${totalSeconds} s`);
   const report: LocalizationReport = { split: options.split, skipped, summary, meanSyncMs, meanSearchMs, outcomes };
   if (options.jsonFile) fs.writeFileSync(options.jsonFile, JSON.stringify(report, null, 1));
   console.log(JSON.stringify({ localization: { split: options.split, skipped, summary, meanSyncMs, meanSearchMs } }));
