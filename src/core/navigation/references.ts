@@ -1,0 +1,187 @@
+import * as path from 'node:path';
+import { languageForPath } from '../language';
+import { dialectFor, stripCommentsAndStrings } from '../parsing/sourceStripper';
+import { citationOf } from '../retrieval/retrieve';
+import type { SymbolRow } from '../store';
+import type { SyncContext } from '../sync';
+import { splitLines } from '../tokens';
+import { NavigationInputError } from './inputError';
+import { isTestPath, withLiveCheck, type CurrentFile, type SymbolMatch } from './live';
+import { currentMatches, lookupDeclarations, normalizeSymbolName, simpleNameOf } from './symbols';
+
+export interface ReferencesInput {
+  symbol: string;
+  /** A file or folder holding the declaration, to pick one among declarations of the same name. */
+  path?: string;
+  limit?: number;
+}
+
+export interface Caller {
+  qualifiedName: string;
+  kind: string;
+  startLine: number;
+  endLine: number;
+}
+
+export interface Reference {
+  path: string;
+  line: number;
+  column: number;
+  /** The referencing line, trimmed and cut at 200 characters. */
+  text: string;
+  /** The innermost declaration holding the use; null at a file's top level. */
+  caller: Caller | null;
+  /**
+   * `extracted`: a parsed identifier (not in a comment or string) in the declaration's own file
+   * or in a file importing the declaration's module; `name-match`: the same name, unresolved.
+   */
+  label: 'extracted' | 'name-match';
+  citation: string;
+}
+
+export interface ReferencesResult {
+  symbol: string;
+  declarations: SymbolMatch[];
+  references: Reference[];
+  /** Uses in test code (files under test folders or named `*test*`), listed apart. */
+  tests: Reference[];
+  truncated: boolean;
+  note?: string;
+  unsettled: string[];
+}
+
+const defaultReferenceLimit = 200;
+/** Files read for one query; a name used in more files than this is too common to list whole. */
+const maxFiles = 400;
+/** Chunks the full-text lookup may return: each line is indexed once, so this bounds the files too. */
+const maxChunks = 20000;
+const identifierCharacter = '[\\p{L}\\p{N}_$]';
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Extensions dropped when an import specifier is compared with a file path. */
+function stem(filePath: string): string {
+  return filePath.replace(/\.(d\.ts|[cm]?[jt]sx?|py|pyi|go|rs|java|cs|php|rb|h|hh|hpp|hxx|c|cc|cpp|cxx)$/i, '');
+}
+
+/**
+ * Whether a file's import specifier names the module at `target`. Relative specifiers resolve
+ * from the importing file; dotted and `::` module names (Python, Java, C#, Rust) and Go package
+ * paths match the target's path or folder as a suffix. A bare JavaScript package name never
+ * matches a project file: `vscode` is the editor's API, not `src/vscode/`.
+ */
+export function importResolvesTo(importer: string, specifier: string, target: string): boolean {
+  const language = languageForPath(importer);
+  const scriptLike = dialectFor(language) === 'javascript';
+  const targetStem = stem(target);
+  const targetFolder = path.posix.dirname(target);
+  if (specifier.startsWith('.')) {
+    let resolved: string;
+    if (language === 'python') {
+      const dots = specifier.match(/^\.+/)?.[0].length ?? 1;
+      const base = path.posix.join(path.posix.dirname(importer), ...Array<string>(dots - 1).fill('..'));
+      resolved = path.posix.join(base, specifier.slice(dots).replace(/\./g, '/'));
+    } else {
+      resolved = path.posix.join(path.posix.dirname(importer), specifier);
+    }
+    const resolvedStem = stem(resolved);
+    return targetStem === resolvedStem || targetStem === `${resolvedStem}/index` || targetStem === `${resolvedStem}/__init__`
+      || (!scriptLike && targetFolder === resolvedStem);
+  }
+  if (scriptLike && !specifier.includes('/')) return false;
+  const written = specifier.replace(/^(@|~)\//, '').replace(/^crate::/, '').replace(/::/g, '/');
+  const modulePath = stem(written.includes('/') ? written : written.replace(/\./g, '/')).replace(/\/\*$/, '');
+  if (modulePath === '') return false;
+  const suffixOf = (candidate: string) => candidate === modulePath || candidate.endsWith(`/${modulePath}`);
+  return suffixOf(targetStem) || (!scriptLike && suffixOf(targetFolder));
+}
+
+/** The innermost declaration of `rows` (one file's) whose range holds `line`, other than a declaration starting on it with `name`. */
+function callerAt(rows: SymbolRow[], line: number, name: string): Caller | null {
+  let best: SymbolRow | undefined;
+  for (const row of rows) {
+    if (row.startLine > line || row.endLine < line) continue;
+    if (row.startLine === line && row.name === name) continue;
+    if (!best || row.endLine - row.startLine < best.endLine - best.startLine) best = row;
+  }
+  return best ? { qualifiedName: best.qualifiedName, kind: best.kind, startLine: best.startLine, endLine: best.endLine } : null;
+}
+
+/** Uses of `name` in one current file: identifiers outside comments and strings, never a declaration of that name. */
+function usesInFile(filePath: string, file: CurrentFile, name: string, symbols: SymbolRow[]): Array<Omit<Reference, 'label'>> {
+  const dialect = dialectFor(languageForPath(filePath));
+  const lines = dialect ? splitLines(stripCommentsAndStrings(file.lines.join('\n'), dialect)) : file.lines;
+  const declaredOn = new Set(symbols.filter((row) => row.name === name).map((row) => row.startLine));
+  const pattern = new RegExp(`(?<!${identifierCharacter})${escapeRegExp(name)}(?!${identifierCharacter})`, 'gu');
+  const uses: Array<Omit<Reference, 'label'>> = [];
+  lines.forEach((line, index) => {
+    const lineNumber = index + 1;
+    if (!line.includes(name) || declaredOn.has(lineNumber)) return;
+    const first = line.matchAll(pattern).next();
+    if (first.done) return;
+    const text = file.lines[index].trim();
+    uses.push({
+      path: filePath, line: lineNumber, column: (first.value.index ?? 0) + 1, text: text.length > 200 ? `${text.slice(0, 200)}…` : text,
+      caller: callerAt(symbols, lineNumber, name),
+      citation: citationOf({ path: filePath, startLine: lineNumber, endLine: lineNumber, sha256: file.sha256 }),
+    });
+  });
+  return uses;
+}
+
+/**
+ * The places that use a symbol. Candidate files come from the full-text index (the name as a
+ * word); each is read live and hash-checked, and its uses are found on the stripped source, so a
+ * comment or string that mentions the name is not a use.
+ */
+export async function findReferences(context: SyncContext, input: ReferencesInput): Promise<ReferencesResult> {
+  const symbol = normalizeSymbolName(input.symbol);
+  const name = simpleNameOf(symbol);
+  const limit = input.limit ?? defaultReferenceLimit;
+  if (!/^[\p{L}\p{N}_$]+$/u.test(name)) throw new NavigationInputError(`Not an identifier: ${JSON.stringify(name)}.`);
+  const { value, unsettled } = await withLiveCheck(context, async (check) => {
+    const { rows } = lookupDeclarations(context, { name: symbol, path: input.path });
+    const declarations = await currentMatches(rows, check);
+    const declarationFiles = [...new Set(declarations.map((declaration) => declaration.path))];
+    // FTS4 tokens hold letters, digits and `_`; a `$` splits a word, so its longest part is looked up.
+    const word = name.split('$').sort((a, b) => b.length - a.length)[0].toLowerCase();
+    const candidates = word ? context.store.pathsMatching(`body:${word}`, maxChunks) : [];
+    const paths = [...new Set([...declarationFiles, ...candidates])].sort();
+    const read = paths.slice(0, maxFiles);
+    const imports = context.store.importsOf(read);
+    const symbolsByPath = new Map<string, SymbolRow[]>();
+    for (let start = 0; start < read.length; start += 200) {
+      for (const row of context.store.symbolsOfPaths(read.slice(start, start + 200))) {
+        const list = symbolsByPath.get(row.path) ?? [];
+        list.push(row);
+        symbolsByPath.set(row.path, list);
+      }
+    }
+    const resolved = (filePath: string) => declarationFiles.includes(filePath)
+      || (imports.get(filePath) ?? []).some((specifier) => declarationFiles.some((target) => importResolvesTo(filePath, specifier, target)));
+    const references: Reference[] = [];
+    const tests: Reference[] = [];
+    let truncated = paths.length > read.length;
+    for (const filePath of read) {
+      const file = await check.current(filePath);
+      if (!file) continue;
+      const label: Reference['label'] = resolved(filePath) ? 'extracted' : 'name-match';
+      for (const use of usesInFile(filePath, file, name, symbolsByPath.get(filePath) ?? [])) {
+        const list = isTestPath(filePath) ? tests : references;
+        if (references.length + tests.length >= limit) {
+          truncated = true;
+          break;
+        }
+        list.push({ ...use, label });
+      }
+    }
+    const order = (a: Reference, b: Reference) => (a.label === b.label ? 0 : a.label === 'extracted' ? -1 : 1) || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line);
+    return { declarations, references: references.sort(order), tests: tests.sort(order), truncated };
+  });
+  const note = value.declarations.length === 0
+    ? `No current declaration named ${symbol} is indexed; every use listed is a name match.`
+    : value.truncated ? `More uses exist than listed (at most ${limit} uses in ${maxFiles} files).` : undefined;
+  return { symbol, ...value, ...(note ? { note } : {}), unsettled };
+}
