@@ -95,7 +95,24 @@ export function importResolvesTo(importer: string, specifier: string, target: st
   const modulePath = stem(written.includes('/') ? written : written.replace(/\./g, '/')).replace(/\/\*$/, '');
   if (modulePath === '') return false;
   const suffixOf = (candidate: string) => candidate === modulePath || candidate.endsWith(`/${modulePath}`);
-  return suffixOf(targetStem) || (!scriptLike && suffixOf(targetFolder));
+  // A Go import path starts with the module's name, which no project path holds: the folder is its tail.
+  const goPackage = language === 'go' && targetFolder !== '.' && (modulePath === targetFolder || modulePath.endsWith(`/${targetFolder}`));
+  return suffixOf(targetStem) || (!scriptLike && suffixOf(targetFolder)) || goPackage;
+}
+
+const scriptImport = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]([^'"\n]+)['"]/g;
+const pythonImport = /^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import\b|import[ \t]+([\w.]+))/gm;
+
+/**
+ * Import specifiers read from a file's live text, for files the parsers stored none for (a file
+ * with no declarations is cut into text windows, which carry no imports).
+ */
+export function liveImports(relativePath: string, lines: readonly string[]): string[] {
+  const language = languageForPath(relativePath);
+  const text = lines.join('\n');
+  if (dialectFor(language) === 'javascript') return [...text.matchAll(scriptImport)].map((match) => match[1]);
+  if (language === 'python') return [...text.matchAll(pythonImport)].map((match) => match[1] ?? match[2]);
+  return [];
 }
 
 /** The innermost declaration of `rows` (one file's) whose range holds `line`, other than a declaration starting on it with `name`. */
@@ -159,15 +176,15 @@ export async function findReferences(context: SyncContext, input: ReferencesInpu
         symbolsByPath.set(row.path, list);
       }
     }
-    const resolved = (filePath: string) => declarationFiles.includes(filePath)
-      || (imports.get(filePath) ?? []).some((specifier) => declarationFiles.some((target) => importResolvesTo(filePath, specifier, target)));
+    const resolved = (filePath: string, file: CurrentFile) => declarationFiles.includes(filePath)
+      || (imports.get(filePath) ?? liveImports(filePath, file.lines)).some((specifier) => declarationFiles.some((target) => importResolvesTo(filePath, specifier, target)));
     const references: Reference[] = [];
     const tests: Reference[] = [];
     let truncated = paths.length > read.length;
     for (const filePath of read) {
       const file = await check.current(filePath);
       if (!file) continue;
-      const label: Reference['label'] = resolved(filePath) ? 'extracted' : 'name-match';
+      const label: Reference['label'] = resolved(filePath, file) ? 'extracted' : 'name-match';
       for (const use of usesInFile(filePath, file, name, symbolsByPath.get(filePath) ?? [])) {
         const list = isTestPath(filePath) ? tests : references;
         if (references.length + tests.length >= limit) {
