@@ -68,7 +68,8 @@ export async function mcpBench(options: {
   const started = performance.now();
   await client.connect(transport);
   try {
-    await client.callTool({ name: 'health', arguments: {} });
+    // The first answer waits for the database load and the start-up sync, far past the SDK's 60 s default on a loaded machine.
+    await client.callTool({ name: 'health', arguments: {} }, undefined, { timeout: 1_800_000 });
     const startMs = round(performance.now() - started, 1);
     log(`[${label}] pk mcp: first answer ${startMs} ms after spawning (database load + start-up sync)`);
     const calls = callsFor(options.samples, options.n, options.seed);

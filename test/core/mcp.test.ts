@@ -186,6 +186,7 @@ describe('pk mcp over stdio (SDK Client)', () => {
     const bad: Array<[string, Record<string, unknown>, RegExp]> = [
       ['search', {}, /query/],
       ['search', { query: 'Session', maxResults: 0 }, /maxResults/],
+      ['search', { maxResults: 0, paths: 'src' }, /query.*maxResults|maxResults.*query/],
       ['find_symbol', { name: 'two words' }, /no spaces/],
       ['references', { symbol: '' }, /symbol/],
       ['outline', { path: 'no/such/folder' }, /No indexed file or folder/],
