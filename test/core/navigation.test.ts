@@ -78,6 +78,18 @@ describe('navigation queries on the engine', () => {
     assert.deepEqual(result.tests.map(line), ['tests/test_models.py:5 extracted test_save']);
   });
 
+  test('a method is used through a receiver; an implementation in an importing file is listed, a bare local of the same name is not', async () => {
+    const { engine } = await indexed({
+      'src/store.ts': 'export interface Store {\n  save(key: string): void;\n}\n',
+      'src/memory.ts': "import type { Store } from './store';\n\nexport class MemoryStore implements Store {\n  save(key: string): void {\n    const save = key;\n    console.log(save);\n  }\n}\n",
+      'src/use.ts': "import { Store } from './store';\n\nexport function persist(store: Store): void {\n  store.save('k');\n}\n",
+      'src/unrelated.ts': 'export class Disk {\n  save(): void {}\n}\n\nexport function flush(disk: Disk): void {\n  disk.save();\n}\n',
+    });
+    const result = await engine.references({ symbol: 'Store.save' });
+    const line = (use: { path: string; line: number; label: string; caller: { qualifiedName: string } | null }) => `${use.path}:${use.line} ${use.label} ${use.caller?.qualifiedName ?? '-'}`;
+    assert.deepEqual(result.references.map(line), ['src/memory.ts:4 extracted MemoryStore', 'src/use.ts:4 extracted persist', 'src/unrelated.ts:6 name-match flush']);
+  });
+
   test('find_symbol and outline answer from the live file: an edit is re-indexed before the answer', async () => {
     const { engine, edit } = await indexed({ 'src/a.ts': 'export function first(): number {\n  return 1;\n}\n' });
     const before = await engine.findSymbol({ name: 'first' });

@@ -126,21 +126,44 @@ function callerAt(rows: SymbolRow[], line: number, name: string): Caller | null 
   return best ? { qualifiedName: best.qualifiedName, kind: best.kind, startLine: best.startLine, endLine: best.endLine } : null;
 }
 
-/** Uses of `name` in one current file: identifiers outside comments and strings, never a declaration of that name. */
-function usesInFile(filePath: string, file: CurrentFile, name: string, symbols: SymbolRow[]): Array<Omit<Reference, 'label'>> {
-  const dialect = dialectFor(languageForPath(filePath));
+/** Languages where a class calls its own members without a receiver (`save()` for `this.save()`). */
+const implicitReceiver = new Set(['java', 'csharp', 'cpp', 'c', 'ruby']);
+
+interface UseRules {
+  /** The symbol is a member (a method): a use is written after a member operator (`.`, `?.`, `::`, `->`). */
+  member: boolean;
+  /** The file is the declaration's own or imports its module: other declarations of the name there are implementations or overrides. */
+  resolved: boolean;
+  /** Lines declaring the symbol itself in this file, never a use. */
+  ownLines: ReadonlySet<number>;
+}
+
+/**
+ * Uses of `name` in one current file: identifiers outside comments and strings. A declaration of
+ * the same name elsewhere in a resolved file is listed (an implementation or override, as the
+ * TypeScript language service lists it); in an unresolved file it is not a use.
+ */
+function usesInFile(filePath: string, file: CurrentFile, name: string, symbols: SymbolRow[], rules: UseRules): Array<Omit<Reference, 'label'>> {
+  const language = languageForPath(filePath);
+  const dialect = dialectFor(language);
   const lines = dialect ? splitLines(stripCommentsAndStrings(file.lines.join('\n'), dialect)) : file.lines;
   const declaredOn = new Set(symbols.filter((row) => row.name === name).map((row) => row.startLine));
-  const pattern = new RegExp(`(?<!${identifierCharacter})${escapeRegExp(name)}(?!${identifierCharacter})`, 'gu');
+  const memberOperator = rules.member && !(implicitReceiver.has(language) && rules.ownLines.size > 0);
+  const prefix = memberOperator ? '(?:\\.|->|::)\\s*' : `(?<!${identifierCharacter})`;
+  const pattern = new RegExp(`${prefix}${escapeRegExp(name)}(?!${identifierCharacter})`, 'gu');
+  const bare = new RegExp(`(?<!${identifierCharacter})${escapeRegExp(name)}(?!${identifierCharacter})`, 'gu');
   const uses: Array<Omit<Reference, 'label'>> = [];
   lines.forEach((line, index) => {
     const lineNumber = index + 1;
-    if (!line.includes(name) || declaredOn.has(lineNumber)) return;
-    const first = line.matchAll(pattern).next();
+    if (!line.includes(name) || rules.ownLines.has(lineNumber)) return;
+    const declaration = declaredOn.has(lineNumber);
+    if (declaration && !rules.resolved) return;
+    const first = (declaration ? line.matchAll(bare) : line.matchAll(pattern)).next();
     if (first.done) return;
     const text = file.lines[index].trim();
+    const column = (first.value.index ?? 0) + first.value[0].length - name.length + 1;
     uses.push({
-      path: filePath, line: lineNumber, column: (first.value.index ?? 0) + 1, text: text.length > 200 ? `${text.slice(0, 200)}…` : text,
+      path: filePath, line: lineNumber, column, text: text.length > 200 ? `${text.slice(0, 200)}…` : text,
       caller: callerAt(symbols, lineNumber, name),
       citation: citationOf({ path: filePath, startLine: lineNumber, endLine: lineNumber, sha256: file.sha256 }),
     });
@@ -161,6 +184,8 @@ export async function findReferences(context: SyncContext, input: ReferencesInpu
   const { value, unsettled } = await withLiveCheck(context, async (check) => {
     const { rows } = lookupDeclarations(context, { name: symbol, path: input.path });
     const declarations = await currentMatches(rows, check);
+    // A method is used as `receiver.name`; a bare `name` is then a local, a parameter or another function.
+    const member = declarations.length > 0 && declarations.every((declaration) => declaration.kind === 'method' && declaration.parent !== null);
     const declarationFiles = [...new Set(declarations.map((declaration) => declaration.path))];
     // FTS4 tokens hold letters, digits and `_`; a `$` splits a word, so its longest part is looked up.
     const word = name.split('$').sort((a, b) => b.length - a.length)[0].toLowerCase();
@@ -185,7 +210,9 @@ export async function findReferences(context: SyncContext, input: ReferencesInpu
       const file = await check.current(filePath);
       if (!file) continue;
       const label: Reference['label'] = resolved(filePath, file) ? 'extracted' : 'name-match';
-      for (const use of usesInFile(filePath, file, name, symbolsByPath.get(filePath) ?? [])) {
+      const ownLines = new Set(declarations.filter((declaration) => declaration.path === filePath).map((declaration) => declaration.startLine));
+      const rules = { member, resolved: label === 'extracted', ownLines };
+      for (const use of usesInFile(filePath, file, name, symbolsByPath.get(filePath) ?? [], rules)) {
         const list = isTestPath(filePath) ? tests : references;
         if (references.length + tests.length >= limit) {
           truncated = true;
