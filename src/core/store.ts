@@ -650,6 +650,12 @@ export class IndexStore {
     return this.all("SELECT path FROM project_files WHERE path LIKE ? ESCAPE '\\' ORDER BY path", [`${escapeLike(directory)}/%`]).map((row) => row[0] as string);
   }
 
+  /** Type declarations (class, interface, struct, trait, impl) whose signature mentions `name` (at most 200). */
+  typesMentioning(name: string): SymbolRow[] {
+    return this.all(`SELECT ${symbolColumns} FROM project_symbols WHERE kind IN ('class', 'interface', 'struct', 'trait', 'impl') AND signature LIKE ? ESCAPE '\\'
+      ORDER BY path, start_line LIMIT 200`, [`%${escapeLike(name)}%`]).map(toSymbol);
+  }
+
   /** Paths of current chunks matching a full-text expression (at most `limit` chunks read), sorted. */
   pathsMatching(matchExpression: string, limit: number): string[] {
     return this.all(`SELECT DISTINCT p.path FROM (SELECT docid FROM search_index WHERE search_index MATCH ? LIMIT ?) AS hit

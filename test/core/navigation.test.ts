@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { UserInputError, type ProjectEngine } from '../../src/core/engine';
 import { isTestPath } from '../../src/core/navigation/live';
-import { importResolvesTo } from '../../src/core/navigation/references';
+import { importResolvesTo, supertypesOf } from '../../src/core/navigation/references';
 import { createStructuralParsers } from '../../src/core/parsing/structuralParsers';
 import { fixtureFactory, openEngine, tempFile } from './fixtures';
 
@@ -88,6 +88,18 @@ describe('navigation queries on the engine', () => {
     const result = await engine.references({ symbol: 'Store.save' });
     const line = (use: { path: string; line: number; label: string; caller: { qualifiedName: string } | null }) => `${use.path}:${use.line} ${use.label} ${use.caller?.qualifiedName ?? '-'}`;
     assert.deepEqual(result.references.map(line), ['src/memory.ts:4 extracted MemoryStore', 'src/use.ts:4 extracted persist', 'src/unrelated.ts:6 name-match flush']);
+    // From the implementation, the interface's file and files using the interface resolve too.
+    const fromClass = await engine.references({ symbol: 'MemoryStore.save' });
+    assert.deepEqual(fromClass.references.map(line), ['src/store.ts:2 extracted Store', 'src/use.ts:4 extracted persist', 'src/unrelated.ts:6 name-match flush']);
+  });
+
+  test('supertypes are read from class signatures in several languages', () => {
+    assert.deepEqual(supertypesOf('export class PerformanceClient implements IPerformanceClient'), ['IPerformanceClient']);
+    assert.deepEqual(supertypesOf('class Cache<T> extends Base<T> implements Store, Disposable'), ['Base', 'T', 'Store', 'Disposable']);
+    assert.deepEqual(supertypesOf('class Importer(BaseImporter, LoggingMixin):'), ['BaseImporter', 'LoggingMixin']);
+    assert.deepEqual(supertypesOf('public sealed class Widget : Control, IDisposable'), ['Control', 'IDisposable']);
+    assert.deepEqual(supertypesOf('function save(key: string): void'), []);
+    assert.deepEqual(supertypesOf(null), []);
   });
 
   test('find_symbol and outline answer from the live file: an edit is re-indexed before the answer', async () => {

@@ -115,6 +115,35 @@ export function liveImports(relativePath: string, lines: readonly string[]): str
   return [];
 }
 
+const heritageKeywords = new Set(['extends', 'implements', 'public', 'private', 'protected', 'internal', 'virtual', 'sealed', 'abstract', 'final', 'object', 'where', 'for']);
+
+/** The types a class or interface signature names as its supertypes (`extends B implements C`, `: B, C`, `(B, C)`). */
+export function supertypesOf(signature: string | null): string[] {
+  if (!signature) return [];
+  const rest = signature.replace(/^.*?\b(?:class|interface|struct|trait|impl)\s+[\p{L}_$][\p{L}\p{N}_$]*(?:<[^>]*>)?/u, '');
+  if (rest === signature) return [];
+  return [...new Set([...rest.matchAll(/[\p{L}_$][\p{L}\p{N}_$]*/gu)].map((match) => match[0]).filter((word) => !heritageKeywords.has(word)))];
+}
+
+/**
+ * Files declaring the supertypes and subtypes of the classes holding `declarations`: a method is
+ * also reached through a variable typed as its interface or as a class implementing it, so a
+ * file importing one of those is resolved too (one level each way).
+ */
+function relatedTypeFiles(context: SyncContext, declarations: SymbolMatch[]): string[] {
+  const files = new Set<string>();
+  for (const declaration of declarations) {
+    if (!declaration.parent) continue;
+    const parentName = simpleNameOf(declaration.parent);
+    const owner = context.store.symbolsNamed(declaration.parent, 'qualified').find((row) => row.path === declaration.path);
+    for (const supertype of supertypesOf(owner?.signature ?? null)) {
+      for (const row of context.store.symbolsNamed(supertype, 'simple')) if (row.kind !== 'method' && row.kind !== 'function') files.add(row.path);
+    }
+    for (const row of context.store.typesMentioning(parentName)) if (supertypesOf(row.signature).includes(parentName)) files.add(row.path);
+  }
+  return [...files];
+}
+
 /** The innermost declaration of `rows` (one file's) whose range holds `line`, other than a declaration starting on it with `name`. */
 function callerAt(rows: SymbolRow[], line: number, name: string): Caller | null {
   let best: SymbolRow | undefined;
@@ -187,6 +216,7 @@ export async function findReferences(context: SyncContext, input: ReferencesInpu
     // A method is used as `receiver.name`; a bare `name` is then a local, a parameter or another function.
     const member = declarations.length > 0 && declarations.every((declaration) => declaration.kind === 'method' && declaration.parent !== null);
     const declarationFiles = [...new Set(declarations.map((declaration) => declaration.path))];
+    const resolutionFiles = member ? [...new Set([...declarationFiles, ...relatedTypeFiles(context, declarations)])] : declarationFiles;
     // FTS4 tokens hold letters, digits and `_`; a `$` splits a word, so its longest part is looked up.
     const word = name.split('$').sort((a, b) => b.length - a.length)[0].toLowerCase();
     const candidates = word ? context.store.pathsMatching(`body:${word}`, maxChunks) : [];
@@ -201,8 +231,8 @@ export async function findReferences(context: SyncContext, input: ReferencesInpu
         symbolsByPath.set(row.path, list);
       }
     }
-    const resolved = (filePath: string, file: CurrentFile) => declarationFiles.includes(filePath)
-      || (imports.get(filePath) ?? liveImports(filePath, file.lines)).some((specifier) => declarationFiles.some((target) => importResolvesTo(filePath, specifier, target)));
+    const resolved = (filePath: string, file: CurrentFile) => resolutionFiles.includes(filePath)
+      || (imports.get(filePath) ?? liveImports(filePath, file.lines)).some((specifier) => resolutionFiles.some((target) => importResolvesTo(filePath, specifier, target)));
     const references: Reference[] = [];
     const tests: Reference[] = [];
     let truncated = paths.length > read.length;
