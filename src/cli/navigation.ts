@@ -14,7 +14,11 @@ function stringFlag(args: ParsedArgs, name: string): string | undefined {
 }
 
 /** `pk find-symbol`, `pk references` and `pk outline`: the MCP server's navigation tools on the command line. */
-export async function runNavigation(command: 'find-symbol' | 'references' | 'outline', args: ParsedArgs, deps: NavigationDeps): Promise<number> {
+export async function runNavigation(
+  command: 'find-symbol' | 'references' | 'outline',
+  args: ParsedArgs,
+  deps: NavigationDeps,
+): Promise<number> {
   const json = args.flags.has('--json');
   const subject = args.positionals.join(' ').trim();
   if (command !== 'outline' && !subject) throw new UsageError(`${command} needs a symbol name`);
@@ -26,12 +30,21 @@ export async function runNavigation(command: 'find-symbol' | 'references' | 'out
   try {
     await deps.ensureIndexed(engine);
     if (command === 'find-symbol') {
-      const result = await engine.findSymbol({ name: subject, kind: stringFlag(args, '--kind'), path: stringFlag(args, '--path'), limit: positiveInteger(args.flags, '--limit') });
+      const result = await engine.findSymbol({
+        name: subject,
+        kind: stringFlag(args, '--kind'),
+        path: stringFlag(args, '--path'),
+        limit: positiveInteger(args.flags, '--limit'),
+      });
       deps.print(json ? JSON.stringify(result) : formatFindSymbol(result));
       return result.matches.length > 0 ? 0 : 1;
     }
     if (command === 'references') {
-      const result = await engine.references({ symbol: subject, path: stringFlag(args, '--path'), limit: positiveInteger(args.flags, '--limit') });
+      const result = await engine.references({
+        symbol: subject,
+        path: stringFlag(args, '--path'),
+        limit: positiveInteger(args.flags, '--limit'),
+      });
       deps.print(json ? JSON.stringify(result) : formatReferences(result));
       return 0;
     }

@@ -15,7 +15,11 @@ export class McpDefinitions implements vscode.McpServerDefinitionProvider<vscode
   readonly onDidChangeMcpServerDefinitions = this.changed.event;
   private readonly subscriptions: vscode.Disposable[];
 
-  constructor(private readonly extension: vscode.ExtensionContext, private readonly service: IndexService, private readonly log: vscode.LogOutputChannel) {
+  constructor(
+    private readonly extension: vscode.ExtensionContext,
+    private readonly service: IndexService,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
     this.subscriptions = [
       this.changed,
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.changed.fire()),
@@ -38,7 +42,11 @@ export class McpDefinitions implements vscode.McpServerDefinitionProvider<vscode
         continue;
       }
       const definition = new vscode.McpStdioServerDefinition(
-        vscode.l10n.t('Project Knowledge: {0}', folder.name), process.execPath, [cli, 'mcp', folder.uri.fsPath, '--db', database], { ELECTRON_RUN_AS_NODE: '1' }, version,
+        vscode.l10n.t('Project Knowledge: {0}', folder.name),
+        process.execPath,
+        [cli, 'mcp', folder.uri.fsPath, '--db', database],
+        { ELECTRON_RUN_AS_NODE: '1' },
+        version,
       );
       definition.cwd = folder.uri;
       definitions.push(definition);
@@ -56,7 +64,11 @@ export class McpDefinitions implements vscode.McpServerDefinitionProvider<vscode
   }
 }
 
-export function registerMcpDefinitions(extension: vscode.ExtensionContext, service: IndexService, log: vscode.LogOutputChannel): { provider: McpDefinitions; disposables: vscode.Disposable[] } | undefined {
+export function registerMcpDefinitions(
+  extension: vscode.ExtensionContext,
+  service: IndexService,
+  log: vscode.LogOutputChannel,
+): { provider: McpDefinitions; disposables: vscode.Disposable[] } | undefined {
   if (!vscode.lm?.registerMcpServerDefinitionProvider || !vscode.McpStdioServerDefinition) return undefined;
   const provider = new McpDefinitions(extension, service, log);
   return { provider, disposables: [provider, vscode.lm.registerMcpServerDefinitionProvider(mcpProviderId, provider)] };

@@ -50,13 +50,22 @@ function invocationMessage(name: NavigationToolName, input: Input): string {
 
 function oneLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n').map((line) => line.trim()).filter(Boolean).join('; ').slice(0, 500);
+  return message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join('; ')
+    .slice(0, 500);
 }
 
 export class NavigationTool implements vscode.LanguageModelTool<Input> {
   private readonly schema;
 
-  constructor(private readonly name: NavigationToolName, private readonly service: IndexService, private readonly log: vscode.LogOutputChannel) {
+  constructor(
+    private readonly name: NavigationToolName,
+    private readonly service: IndexService,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
     this.schema = z.object(toolInputs[navigationToolNames[name]]);
   }
 
@@ -64,10 +73,16 @@ export class NavigationTool implements vscode.LanguageModelTool<Input> {
     return { invocationMessage: invocationMessage(this.name, options.input ?? {}) };
   }
 
-  async invoke(options: vscode.LanguageModelToolInvocationOptions<Input>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+  async invoke(
+    options: vscode.LanguageModelToolInvocationOptions<Input>,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
     const answer = (value: string) => new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(value)]);
     if (!vscode.workspace.isTrusted) {
-      return answer('Project Knowledge is unavailable: this workspace is not trusted, so no project source may be read. Ask the user to trust the workspace, or continue without project context.');
+      return answer(
+        'Project Knowledge is unavailable: this workspace is not trusted, so no project source may be read. ' +
+          'Ask the user to trust the workspace, or continue without project context.',
+      );
     }
     const parsed = this.schema.safeParse(options.input ?? {});
     if (!parsed.success) {
@@ -75,7 +90,8 @@ export class NavigationTool implements vscode.LanguageModelTool<Input> {
       return answer(`Invalid input for ${this.name}: ${issue ? `${issue.path.join('.') || 'input'}: ${issue.message}` : 'bad arguments'}.`);
     }
     const folders = this.service.queryableFolders();
-    if (folders.length === 0) return answer('Project Knowledge has no index yet for this workspace; it may still be indexing. Try again shortly.');
+    if (folders.length === 0)
+      return answer('Project Knowledge has no index yet for this workspace; it may still be indexing. Try again shortly.');
     const tool = navigationToolNames[this.name];
     const texts: string[] = [];
     const errors: string[] = [];
@@ -98,5 +114,7 @@ export class NavigationTool implements vscode.LanguageModelTool<Input> {
 
 export function registerNavigationTools(service: IndexService, log: vscode.LogOutputChannel): vscode.Disposable[] {
   if (!vscode.lm?.registerTool) return [];
-  return (Object.keys(navigationToolNames) as NavigationToolName[]).map((name) => vscode.lm.registerTool(name, new NavigationTool(name, service, log)));
+  return (Object.keys(navigationToolNames) as NavigationToolName[]).map((name) =>
+    vscode.lm.registerTool(name, new NavigationTool(name, service, log)),
+  );
 }

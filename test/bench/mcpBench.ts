@@ -47,7 +47,14 @@ function callsFor(samples: CorpusSample[], n: number, seed: number): Call[] {
 
 function answered(tool: Call['tool'], structured: Record<string, unknown> | undefined): boolean {
   if (!structured) return false;
-  const list = tool === 'search' ? structured.results : tool === 'find_symbol' ? structured.matches : tool === 'references' ? structured.references : structured.files;
+  const list =
+    tool === 'search'
+      ? structured.results
+      : tool === 'find_symbol'
+        ? structured.matches
+        : tool === 'references'
+          ? structured.references
+          : structured.files;
   return Array.isArray(list) && list.length > 0;
 }
 
@@ -58,11 +65,22 @@ function run(command: string, args: string[]): Promise<void> {
 }
 
 export async function mcpBench(options: {
-  cli: string; root: string; dbPath: string; samples: CorpusSample[]; n: number; cliN: number; seed: number; label: string; log: (line?: string) => void;
+  cli: string;
+  root: string;
+  dbPath: string;
+  samples: CorpusSample[];
+  n: number;
+  cliN: number;
+  seed: number;
+  label: string;
+  log: (line?: string) => void;
 }): Promise<McpFigures> {
   const { log, label } = options;
   const transport = new StdioClientTransport({
-    command: process.execPath, args: [options.cli, 'mcp', options.root, '--db', options.dbPath], env: { ...process.env } as Record<string, string>, stderr: 'ignore',
+    command: process.execPath,
+    args: [options.cli, 'mcp', options.root, '--db', options.dbPath],
+    env: { ...process.env } as Record<string, string>,
+    stderr: 'ignore',
   });
   const client = new Client({ name: 'pk-bench', version: '1.0.0' });
   const started = performance.now();
@@ -78,7 +96,10 @@ export async function mcpBench(options: {
     const counts = new Map<Call['tool'], { errors: number; answered: number }>();
     for (const call of calls) {
       const before = performance.now();
-      const result = (await client.callTool({ name: call.tool, arguments: call.args })) as { isError?: boolean; structuredContent?: Record<string, unknown> };
+      const result = (await client.callTool({ name: call.tool, arguments: call.args })) as {
+        isError?: boolean;
+        structuredContent?: Record<string, unknown>;
+      };
       const elapsed = performance.now() - before;
       (latencies.get(call.tool) ?? latencies.set(call.tool, []).get(call.tool))?.push(elapsed);
       const count = counts.get(call.tool) ?? { errors: 0, answered: 0 };
@@ -90,14 +111,25 @@ export async function mcpBench(options: {
     log(`[${label}] per-call latency through pk mcp (stdio, SDK client), ${options.n} calls per tool after 8 warm-up calls:`);
     for (const tool of ['search', 'find_symbol', 'references', 'outline'] as const) {
       tools[tool] = { ...summarize(latencies.get(tool) ?? []), ...(counts.get(tool) ?? { errors: 0, answered: 0 }) };
-      log(`  ${tool.padEnd(11)} ${formatStats(tools[tool])}  answered ${tools[tool].answered}/${tools[tool].n}, errors ${tools[tool].errors}`);
+      log(
+        `  ${tool.padEnd(11)} ${formatStats(tools[tool])}  answered ${tools[tool].answered}/${tools[tool].n}, errors ${tools[tool].errors}`,
+      );
     }
     await client.close();
     const cliLatencies: number[] = [];
     const queries = calls.filter((call) => call.tool === 'search').slice(0, options.cliN);
     for (const call of queries) {
       const before = performance.now();
-      await run(process.execPath, [options.cli, 'search', String(call.args.query), '--root', options.root, '--db', options.dbPath, '--json']);
+      await run(process.execPath, [
+        options.cli,
+        'search',
+        String(call.args.query),
+        '--root',
+        options.root,
+        '--db',
+        options.dbPath,
+        '--json',
+      ]);
       cliLatencies.push(performance.now() - before);
     }
     const cliSearch = summarize(cliLatencies);

@@ -33,12 +33,7 @@ const app = [
   '}',
   '',
 ].join('\n');
-const other = [
-  'export function relay(queue: { send(value: string): void }): void {',
-  '  queue.send("relayed");',
-  '}',
-  '',
-].join('\n');
+const other = ['export function relay(queue: { send(value: string): void }): void {', '  queue.send("relayed");', '}', ''].join('\n');
 const sessionTest = [
   "import { openSession } from '../src/session';",
   '',
@@ -59,7 +54,10 @@ function sha256(text: string): string {
 }
 
 function textOf(result: ToolResult): string {
-  return result.content.filter((part) => part.type === 'text').map((part) => part.text ?? '').join('\n');
+  return result.content
+    .filter((part) => part.type === 'text')
+    .map((part) => part.text ?? '')
+    .join('\n');
 }
 
 /** Polls `probe` until it returns a value; fails once `timeoutMs` passes without one. */
@@ -87,7 +85,10 @@ describe('pk mcp over stdio (SDK Client)', () => {
   before(async () => {
     fixture.initGit();
     const transport = new StdioClientTransport({
-      command: process.execPath, args: [bin, 'mcp', fixture.root, '--db', db], env: { ...process.env } as Record<string, string>, stderr: 'pipe',
+      command: process.execPath,
+      args: [bin, 'mcp', fixture.root, '--db', db],
+      env: { ...process.env } as Record<string, string>,
+      stderr: 'pipe',
     });
     transport.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
@@ -136,7 +137,13 @@ describe('pk mcp over stdio (SDK Client)', () => {
     const matches = found.structuredContent?.matches as Array<Record<string, unknown>>;
     assert.equal(matches.length, 1);
     assert.deepEqual(
-      { kind: matches[0].kind, parent: matches[0].parent, path: matches[0].path, startLine: matches[0].startLine, endLine: matches[0].endLine },
+      {
+        kind: matches[0].kind,
+        parent: matches[0].parent,
+        path: matches[0].path,
+        startLine: matches[0].startLine,
+        endLine: matches[0].endLine,
+      },
       { kind: 'method', parent: 'Session', path: 'src/session.ts', startLine: 2, endLine: 4 },
     );
     assert.match(String(matches[0].signature), /send\(message: string\): void/);
@@ -155,7 +162,8 @@ describe('pk mcp over stdio (SDK Client)', () => {
     const result = await call('references', { symbol: 'Session.send' });
     assert.ok(!result.isError, textOf(result));
     const structured = result.structuredContent as { references: Array<Record<string, unknown>>; tests: Array<Record<string, unknown>> };
-    const summary = (list: Array<Record<string, unknown>>) => list.map((use) => `${use.path}:${use.line} ${use.label} ${(use.caller as { qualifiedName: string } | null)?.qualifiedName ?? '-'}`);
+    const summary = (list: Array<Record<string, unknown>>) =>
+      list.map((use) => `${use.path}:${use.line} ${use.label} ${(use.caller as { qualifiedName: string } | null)?.qualifiedName ?? '-'}`);
     // other.ts line 1 declares `send` in a type literal: a method is used as `receiver.send`, so only line 2 is a use.
     assert.deepEqual(summary(structured.references), ['src/app.ts:6 extracted main', 'src/other.ts:2 name-match relay']);
     assert.deepEqual(summary(structured.tests), ['test/session.test.ts:4 extracted sendsMessages']);
@@ -166,8 +174,15 @@ describe('pk mcp over stdio (SDK Client)', () => {
   test('outline of a file nests declarations; of the project lists files within the budget', async () => {
     const file = await call('outline', { path: 'src/session.ts' });
     assert.ok(!file.isError, textOf(file));
-    const files = file.structuredContent?.files as Array<{ path: string; sha256: string; declarations: Array<{ qualifiedName: string; depth: number }> }>;
-    assert.deepEqual(files[0].declarations.map((declaration) => `${declaration.depth}:${declaration.qualifiedName}`), ['0:Session', '1:Session.send', '0:openSession']);
+    const files = file.structuredContent?.files as Array<{
+      path: string;
+      sha256: string;
+      declarations: Array<{ qualifiedName: string; depth: number }>;
+    }>;
+    assert.deepEqual(
+      files[0].declarations.map((declaration) => `${declaration.depth}:${declaration.qualifiedName}`),
+      ['0:Session', '1:Session.send', '0:openSession'],
+    );
     assert.equal(files[0].sha256, sha256(session));
     const project = await call('outline', { path: '.' });
     const listed = (project.structuredContent?.files as Array<{ path: string }>).map((entry) => entry.path);
@@ -255,7 +270,10 @@ describe('pk mcp over stdio (SDK Client)', () => {
   });
 
   test('stdout carried only protocol messages and the server logged to stderr', () => {
-    assert.deepEqual(transportErrors.map((error) => error.message), []);
+    assert.deepEqual(
+      transportErrors.map((error) => error.message),
+      [],
+    );
     assert.match(stderr, /pk mcp: ready/);
   });
 });

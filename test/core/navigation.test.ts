@@ -16,10 +16,13 @@ after(async () => {
   for (const engine of engines) await engine.close();
 });
 
-async function indexed(files: Record<string, string>): Promise<{ engine: ProjectEngine; root: string; edit: (relative: string, text: string) => void }> {
+async function indexed(
+  files: Record<string, string>,
+): Promise<{ engine: ProjectEngine; root: string; edit: (relative: string, text: string) => void }> {
   const project = fixture(files);
   const parsers = createStructuralParsers({
-    grammarDirectory: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'), queryDirectory: path.join(repository, 'grammars'),
+    grammarDirectory: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'),
+    queryDirectory: path.join(repository, 'grammars'),
   });
   const engine = await openEngine(project.root, { parsers });
   engines.push(engine);
@@ -53,7 +56,15 @@ describe('import resolution for extracted references', () => {
   }
 
   test('test code is recognised by folder or name', () => {
-    for (const testPath of ['test/core/a.ts', 'src/__tests__/a.ts', 'pkg/tests/test_a.py', 'src/session.test.ts', 'src/session.spec.ts', 'store_test.go', 'TestMain.java']) {
+    for (const testPath of [
+      'test/core/a.ts',
+      'src/__tests__/a.ts',
+      'pkg/tests/test_a.py',
+      'src/session.test.ts',
+      'src/session.spec.ts',
+      'store_test.go',
+      'TestMain.java',
+    ]) {
       assert.equal(isTestPath(testPath), true, testPath);
     }
     for (const sourcePath of ['src/session.ts', 'src/contest/entry.ts', 'lib/specification.ts']) {
@@ -72,25 +83,40 @@ describe('navigation queries on the engine', () => {
       'tests/test_models.py': 'from pkg.models import User\n\n\ndef test_save():\n    assert User().save()\n',
     });
     const result = await engine.references({ symbol: 'User.save' });
-    assert.deepEqual(result.declarations.map((declaration) => `${declaration.path}:${declaration.startLine}`), ['pkg/models.py:2']);
-    const line = (use: { path: string; line: number; label: string; caller: { qualifiedName: string } | null }) => `${use.path}:${use.line} ${use.label} ${use.caller?.qualifiedName ?? '-'}`;
+    assert.deepEqual(
+      result.declarations.map((declaration) => `${declaration.path}:${declaration.startLine}`),
+      ['pkg/models.py:2'],
+    );
+    const line = (use: { path: string; line: number; label: string; caller: { qualifiedName: string } | null }) =>
+      `${use.path}:${use.line} ${use.label} ${use.caller?.qualifiedName ?? '-'}`;
     assert.deepEqual(result.references.map(line), ['pkg/service.py:6 extracted register', 'other/cache.py:7 name-match flush']);
     assert.deepEqual(result.tests.map(line), ['tests/test_models.py:5 extracted test_save']);
   });
 
-  test('a method is used through a receiver; an implementation in an importing file is listed, a bare local of the same name is not', async () => {
+  test('a method is used through a receiver; an implementation in an importing file is listed, a bare local is not', async () => {
     const { engine } = await indexed({
       'src/store.ts': 'export interface Store {\n  save(key: string): void;\n}\n',
-      'src/memory.ts': "import type { Store } from './store';\n\nexport class MemoryStore implements Store {\n  save(key: string): void {\n    const save = key;\n    console.log(save);\n  }\n}\n",
+      'src/memory.ts':
+        "import type { Store } from './store';\n\nexport class MemoryStore implements Store {\n" +
+        '  save(key: string): void {\n    const save = key;\n    console.log(save);\n  }\n}\n',
       'src/use.ts': "import { Store } from './store';\n\nexport function persist(store: Store): void {\n  store.save('k');\n}\n",
       'src/unrelated.ts': 'export class Disk {\n  save(): void {}\n}\n\nexport function flush(disk: Disk): void {\n  disk.save();\n}\n',
     });
     const result = await engine.references({ symbol: 'Store.save' });
-    const line = (use: { path: string; line: number; label: string; caller: { qualifiedName: string } | null }) => `${use.path}:${use.line} ${use.label} ${use.caller?.qualifiedName ?? '-'}`;
-    assert.deepEqual(result.references.map(line), ['src/memory.ts:4 extracted MemoryStore', 'src/use.ts:4 extracted persist', 'src/unrelated.ts:6 name-match flush']);
+    const line = (use: { path: string; line: number; label: string; caller: { qualifiedName: string } | null }) =>
+      `${use.path}:${use.line} ${use.label} ${use.caller?.qualifiedName ?? '-'}`;
+    assert.deepEqual(result.references.map(line), [
+      'src/memory.ts:4 extracted MemoryStore',
+      'src/use.ts:4 extracted persist',
+      'src/unrelated.ts:6 name-match flush',
+    ]);
     // From the implementation, the interface's file and files using the interface resolve too.
     const fromClass = await engine.references({ symbol: 'MemoryStore.save' });
-    assert.deepEqual(fromClass.references.map(line), ['src/store.ts:2 extracted Store', 'src/use.ts:4 extracted persist', 'src/unrelated.ts:6 name-match flush']);
+    assert.deepEqual(fromClass.references.map(line), [
+      'src/store.ts:2 extracted Store',
+      'src/use.ts:4 extracted persist',
+      'src/unrelated.ts:6 name-match flush',
+    ]);
   });
 
   test('supertypes are read from class signatures in several languages', () => {
@@ -113,16 +139,25 @@ describe('navigation queries on the engine', () => {
     assert.equal(after.matches[0].citation.endsWith(`@${after.matches[0].sha256}`), true);
     assert.notEqual(after.matches[0].sha256, before.matches[0].sha256);
     const outline = await engine.outline({ path: 'src/a.ts' });
-    assert.deepEqual(outline.files[0].declarations.map((declaration) => declaration.qualifiedName), ['first', 'second']);
+    assert.deepEqual(
+      outline.files[0].declarations.map((declaration) => declaration.qualifiedName),
+      ['first', 'second'],
+    );
   });
 
   test('a deleted file drops out of every answer without a sync', async () => {
-    const { engine, root } = await indexed({ 'src/a.ts': 'export function kept(): void {}\n', 'src/b.ts': 'export function gone(): void {\n  kept();\n}\n' });
+    const { engine, root } = await indexed({
+      'src/a.ts': 'export function kept(): void {}\n',
+      'src/b.ts': 'export function gone(): void {\n  kept();\n}\n',
+    });
     const citation = (await engine.findSymbol({ name: 'gone' })).matches[0].citation;
     (await import('node:fs')).rmSync(path.join(root, 'src', 'b.ts'));
     assert.deepEqual((await engine.findSymbol({ name: 'gone' })).matches, []);
     assert.deepEqual((await engine.references({ symbol: 'kept' })).references, []);
-    assert.deepEqual((await engine.outline({ path: 'src' })).files.map((file) => file.path), ['src/a.ts']);
+    assert.deepEqual(
+      (await engine.outline({ path: 'src' })).files.map((file) => file.path),
+      ['src/a.ts'],
+    );
     await assert.rejects(engine.read(citation), UserInputError);
   });
 
@@ -138,7 +173,9 @@ describe('navigation queries on the engine', () => {
 
   test('a directory outline keeps to its token budget and says it was cut', async () => {
     const files: Record<string, string> = {};
-    for (let index = 0; index < 40; index++) files[`src/module${String(index).padStart(2, '0')}.ts`] = `export function handler${index}(input: string): string {\n  return input;\n}\n`;
+    for (let index = 0; index < 40; index++)
+      files[`src/module${String(index).padStart(2, '0')}.ts`] =
+        `export function handler${index}(input: string): string {\n  return input;\n}\n`;
     const { engine } = await indexed(files);
     const whole = await engine.outline({ path: 'src', budgetTokens: 100000 });
     assert.equal(whole.files.length, 40);
@@ -156,7 +193,10 @@ describe('pk find-symbol, references and outline', () => {
   }
 
   test('text and --json answers, exit codes and one-line errors', () => {
-    const project = fixture({ 'src/session.ts': 'export class Session {\n  send(): void {}\n}\n', 'src/app.ts': "import { Session } from './session';\nnew Session().send();\n" });
+    const project = fixture({
+      'src/session.ts': 'export class Session {\n  send(): void {}\n}\n',
+      'src/app.ts': "import { Session } from './session';\nnew Session().send();\n",
+    });
     const db = tempFile('navigation.sqlite');
     assert.equal(pk(['index', project.root, '--db', db]).code, 0);
     const common = ['--root', project.root, '--db', db];
@@ -166,7 +206,10 @@ describe('pk find-symbol, references and outline', () => {
     assert.match(pk(['find-symbol', 'Session', ...common]).stdout, /^class Session\n {4}src\/session\.ts#L1-L3@[0-9a-f]{64}/);
     assert.equal(pk(['find-symbol', 'Missing', ...common]).code, 1);
     const references = JSON.parse(pk(['references', 'Session.send', ...common, '--json']).stdout);
-    assert.deepEqual(references.references.map((use: { path: string; line: number; label: string }) => `${use.path}:${use.line} ${use.label}`), ['src/app.ts:2 extracted']);
+    assert.deepEqual(
+      references.references.map((use: { path: string; line: number; label: string }) => `${use.path}:${use.line} ${use.label}`),
+      ['src/app.ts:2 extracted'],
+    );
     const outline = pk(['outline', 'src', ...common]);
     assert.match(outline.stdout, /src\/session\.ts .*\n {2}class Session {2}class Session {2}L1-3\n/);
     const bad = pk(['outline', 'nowhere', ...common]);

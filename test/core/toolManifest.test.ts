@@ -17,15 +17,28 @@ const mirrored: Record<string, ToolName> = {
   projectKnowledge_read: 'read',
 };
 
-test('each navigation tool in package.json has the MCP tool\'s arguments, required ones and description', () => {
-  const declared = manifest.contributes.languageModelTools as Array<{ name: string; modelDescription: string; inputSchema: { properties: Record<string, unknown>; required?: string[] } }>;
+test("each navigation tool in package.json has the MCP tool's arguments, required ones and description", () => {
+  const declared = manifest.contributes.languageModelTools as Array<{
+    name: string;
+    modelDescription: string;
+    inputSchema: { properties: Record<string, unknown>; required?: string[] };
+  }>;
   for (const [name, mcpName] of Object.entries(mirrored)) {
     const tool = declared.find((entry) => entry.name === name);
     assert.ok(tool, `${name} is declared`);
     const shape = toolInputs[mcpName] as Record<string, ZodTypeAny>;
     assert.deepEqual(Object.keys(tool.inputSchema.properties).sort(), Object.keys(shape).sort(), name);
-    assert.deepEqual([...(tool.inputSchema.required ?? [])].sort(), Object.keys(shape).filter((key) => !shape[key].isOptional()).sort(), name);
+    assert.deepEqual(
+      [...(tool.inputSchema.required ?? [])].sort(),
+      Object.keys(shape)
+        .filter((key) => !shape[key].isOptional())
+        .sort(),
+      name,
+    );
     assert.equal(nls[tool.modelDescription.replace(/^%|%$/g, '')], toolDescriptions[mcpName], name);
   }
-  assert.deepEqual(manifest.contributes.mcpServerDefinitionProviders.map((entry: { id: string }) => entry.id), ['projectKnowledge.mcp']);
+  assert.deepEqual(
+    manifest.contributes.mcpServerDefinitionProviders.map((entry: { id: string }) => entry.id),
+    ['projectKnowledge.mcp'],
+  );
 });

@@ -45,8 +45,14 @@ function languageService(ts: Ts, root: string, files: string[]) {
     getScriptSnapshot: (file) => (fs.existsSync(file) ? ts.ScriptSnapshot.fromString(fs.readFileSync(file, 'utf8')) : undefined),
     getCurrentDirectory: () => root,
     getCompilationSettings: () => ({
-      target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, noEmit: true, skipLibCheck: true,
-      strict: false, allowJs: false, types: [],
+      target: ts.ScriptTarget.ES2020,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      noEmit: true,
+      skipLibCheck: true,
+      strict: false,
+      allowJs: false,
+      types: [],
     }),
     getDefaultLibFileName: (options) => ts.getDefaultLibFilePath(options),
     fileExists: (file) => fs.existsSync(file),
@@ -91,13 +97,21 @@ async function main(): Promise<void> {
   const project = path.join(root, 'msal-common');
   fs.cpSync(source, path.join(project, 'src'), { recursive: true });
   const engine = await ProjectEngine.open({
-    root: project, ports: nodePorts(),
-    parsers: createStructuralParsers({ grammarDirectory: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'), queryDirectory: path.join(repository, 'grammars') }),
+    root: project,
+    ports: nodePorts(),
+    parsers: createStructuralParsers({
+      grammarDirectory: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'),
+      queryDirectory: path.join(repository, 'grammars'),
+    }),
   });
   try {
     const started = performance.now();
     const report = await engine.sync();
-    console.log(`References quality on ${codebase} (${report.discovered} files, indexed in ${((performance.now() - started) / 1000).toFixed(1)} s), TypeScript ${ts.version} findReferences as the oracle`);
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    console.log(
+      `References quality on ${codebase} (${report.discovered} files, indexed in ${seconds} s), ` +
+        `TypeScript ${ts.version} findReferences as the oracle`,
+    );
     const files = listFiles(project, isTypeScriptSource);
     const service = languageService(ts, project, files);
     const relative = (file: string) => path.relative(project, file).split(path.sep).join('/');
@@ -133,27 +147,64 @@ async function main(): Promise<void> {
       if (details) {
         const extra = [...extracted].filter((key) => !oracle.has(key));
         const missed = [...oracle].filter((key) => !extracted.has(key));
-        if (extra.length + missed.length > 0) console.log(`    ${symbol.qualifiedName}: extra ${extra.slice(0, 4).join(' ')} | missed ${missed.slice(0, 4).join(' ')}`);
+        if (extra.length + missed.length > 0)
+          console.log(`    ${symbol.qualifiedName}: extra ${extra.slice(0, 4).join(' ')} | missed ${missed.slice(0, 4).join(' ')}`);
       }
       scores.push({
-        symbol: symbol.qualifiedName, path: symbol.path, oracle: oracle.size,
-        extracted: extracted.size, extractedHits: [...extracted].filter((key) => oracle.has(key)).length,
-        nameMatch: nameMatch.size, nameMatchHits: [...nameMatch].filter((key) => oracle.has(key)).length,
+        symbol: symbol.qualifiedName,
+        path: symbol.path,
+        oracle: oracle.size,
+        extracted: extracted.size,
+        extractedHits: [...extracted].filter((key) => oracle.has(key)).length,
+        nameMatch: nameMatch.size,
+        nameMatchHits: [...nameMatch].filter((key) => oracle.has(key)).length,
       });
     }
     const sum = (pick: (score: SymbolScore) => number) => scores.reduce((total, score) => total + pick(score), 0);
     const oracleTotal = sum((score) => score.oracle);
     const figures = {
-      codebase, symbols: scores.length, oracleUses: oracleTotal,
-      extracted: { uses: sum((score) => score.extracted), recall: ratio(sum((score) => score.extractedHits), oracleTotal), precision: ratio(sum((score) => score.extractedHits), sum((score) => score.extracted)) },
-      nameMatch: { uses: sum((score) => score.nameMatch), inOracle: sum((score) => score.nameMatchHits), precision: ratio(sum((score) => score.nameMatchHits), sum((score) => score.nameMatch)) },
-      recallWithNameMatches: ratio(sum((score) => score.extractedHits + score.nameMatchHits), oracleTotal),
+      codebase,
+      symbols: scores.length,
+      oracleUses: oracleTotal,
+      extracted: {
+        uses: sum((score) => score.extracted),
+        recall: ratio(
+          sum((score) => score.extractedHits),
+          oracleTotal,
+        ),
+        precision: ratio(
+          sum((score) => score.extractedHits),
+          sum((score) => score.extracted),
+        ),
+      },
+      nameMatch: {
+        uses: sum((score) => score.nameMatch),
+        inOracle: sum((score) => score.nameMatchHits),
+        precision: ratio(
+          sum((score) => score.nameMatchHits),
+          sum((score) => score.nameMatch),
+        ),
+      },
+      recallWithNameMatches: ratio(
+        sum((score) => score.extractedHits + score.nameMatchHits),
+        oracleTotal,
+      ),
     };
-    const worst = [...scores].sort((a, b) => (a.extractedHits / a.oracle) - (b.extractedHits / b.oracle)).slice(0, 5);
+    const worst = [...scores].sort((a, b) => a.extractedHits / a.oracle - b.extractedHits / b.oracle).slice(0, 5);
     console.log(`  ${figures.symbols} symbols, ${oracleTotal} uses found by TypeScript`);
-    console.log(`  extracted:  ${figures.extracted.uses} uses, recall ${figures.extracted.recall} (goal ${recallGoal}), precision ${figures.extracted.precision} (goal ${precisionGoal})`);
-    console.log(`  name-match: ${figures.nameMatch.uses} uses, ${figures.nameMatch.inOracle} of them TypeScript references (precision ${figures.nameMatch.precision}); recall with them ${figures.recallWithNameMatches}`);
-    for (const score of worst) console.log(`    lowest recall: ${score.symbol} (${score.path}): ${score.extractedHits}/${score.oracle} extracted, ${score.extracted - score.extractedHits} extra, ${score.nameMatchHits}/${score.nameMatch} name matches`);
+    console.log(
+      `  extracted:  ${figures.extracted.uses} uses, recall ${figures.extracted.recall} (goal ${recallGoal}), ` +
+        `precision ${figures.extracted.precision} (goal ${precisionGoal})`,
+    );
+    console.log(
+      `  name-match: ${figures.nameMatch.uses} uses, ${figures.nameMatch.inOracle} of them TypeScript references ` +
+        `(precision ${figures.nameMatch.precision}); recall with them ${figures.recallWithNameMatches}`,
+    );
+    for (const score of worst)
+      console.log(
+        `    lowest recall: ${score.symbol} (${score.path}): ${score.extractedHits}/${score.oracle} extracted, ` +
+          `${score.extracted - score.extractedHits} extra, ${score.nameMatchHits}/${score.nameMatch} name matches`,
+      );
     console.log(JSON.stringify({ referencesQuality: figures }));
   } finally {
     await engine.close();

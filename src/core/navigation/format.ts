@@ -31,7 +31,8 @@ export function formatReferences(result: ReferencesResult): string {
   const lines: string[] = [];
   if (result.declarations.length > 0) {
     lines.push(`Declarations of ${result.symbol}:`);
-    for (const declaration of result.declarations) lines.push(`  ${declaration.kind} ${declaration.qualifiedName}  ${declaration.citation}`);
+    for (const declaration of result.declarations)
+      lines.push(`  ${declaration.kind} ${declaration.qualifiedName}  ${declaration.citation}`);
   }
   const extracted = (list: Reference[]) => list.filter((reference) => reference.label === 'extracted').length;
   lines.push(`Uses (${result.references.length}, ${extracted(result.references)} extracted):`);
@@ -50,7 +51,10 @@ export function formatOutline(result: OutlineResult): string {
   }
   if (result.files.length === 0) lines.push(`No current file under ${result.path}.`);
   if (result.truncated) {
-    lines.push(`(cut at the budget of ${result.budgetTokens} tokens: ${result.files.length} of ${result.totalFiles} files shown; outline a sub-folder or file for more)`);
+    lines.push(
+      `(cut at the budget of ${result.budgetTokens} tokens: ${result.files.length} of ${result.totalFiles} files shown; ` +
+        'outline a sub-folder or file for more)',
+    );
   }
   return [...lines, ...unsettledLine(result.unsettled)].join('\n');
 }

@@ -75,14 +75,23 @@ export interface SymbolMatch {
 export function symbolMatch(row: SymbolRow, sha256: string): SymbolMatch {
   const range = { path: row.path, startLine: row.startLine, endLine: row.endLine, sha256 };
   return {
-    name: row.name, qualifiedName: row.qualifiedName, kind: row.kind, signature: row.signature, parent: row.parent,
-    ...range, citation: citationOf(range),
+    name: row.name,
+    qualifiedName: row.qualifiedName,
+    kind: row.kind,
+    signature: row.signature,
+    parent: row.parent,
+    ...range,
+    citation: citationOf(range),
   };
 }
 
 /** A project-relative POSIX path from user input: `./` and trailing slashes dropped, `.` for the root. */
 export function normalizeRequestedPath(requested: string): string {
-  const trimmed = requested.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  const trimmed = requested
+    .trim()
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/)+/, '')
+    .replace(/\/+$/, '');
   if (trimmed === '.' || trimmed === '') return '';
   if (trimmed.startsWith('/') || trimmed.split('/').some((part) => part === '..')) {
     throw new NavigationInputError(`The path ${requested} is not a project-relative path.`);

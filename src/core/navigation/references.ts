@@ -87,11 +87,18 @@ export function importResolvesTo(importer: string, specifier: string, target: st
       resolved = path.posix.join(path.posix.dirname(importer), specifier);
     }
     const resolvedStem = stem(resolved);
-    return targetStem === resolvedStem || targetStem === `${resolvedStem}/index` || targetStem === `${resolvedStem}/__init__`
-      || (!scriptLike && targetFolder === resolvedStem);
+    return (
+      targetStem === resolvedStem ||
+      targetStem === `${resolvedStem}/index` ||
+      targetStem === `${resolvedStem}/__init__` ||
+      (!scriptLike && targetFolder === resolvedStem)
+    );
   }
   if (scriptLike && !specifier.includes('/')) return false;
-  const written = specifier.replace(/^(@|~)\//, '').replace(/^crate::/, '').replace(/::/g, '/');
+  const written = specifier
+    .replace(/^(@|~)\//, '')
+    .replace(/^crate::/, '')
+    .replace(/::/g, '/');
   const modulePath = stem(written.includes('/') ? written : written.replace(/\./g, '/')).replace(/\/\*$/, '');
   if (modulePath === '') return false;
   const suffixOf = (candidate: string) => candidate === modulePath || candidate.endsWith(`/${modulePath}`);
@@ -115,14 +122,30 @@ export function liveImports(relativePath: string, lines: readonly string[]): str
   return [];
 }
 
-const heritageKeywords = new Set(['extends', 'implements', 'public', 'private', 'protected', 'internal', 'virtual', 'sealed', 'abstract', 'final', 'object', 'where', 'for']);
+const heritageKeywords = new Set([
+  'extends',
+  'implements',
+  'public',
+  'private',
+  'protected',
+  'internal',
+  'virtual',
+  'sealed',
+  'abstract',
+  'final',
+  'object',
+  'where',
+  'for',
+]);
 
 /** The types a class or interface signature names as its supertypes (`extends B implements C`, `: B, C`, `(B, C)`). */
 export function supertypesOf(signature: string | null): string[] {
   if (!signature) return [];
   const rest = signature.replace(/^.*?\b(?:class|interface|struct|trait|impl)\s+[\p{L}_$][\p{L}\p{N}_$]*(?:<[^>]*>)?/u, '');
   if (rest === signature) return [];
-  return [...new Set([...rest.matchAll(/[\p{L}_$][\p{L}\p{N}_$]*/gu)].map((match) => match[0]).filter((word) => !heritageKeywords.has(word)))];
+  return [
+    ...new Set([...rest.matchAll(/[\p{L}_$][\p{L}\p{N}_$]*/gu)].map((match) => match[0]).filter((word) => !heritageKeywords.has(word))),
+  ];
 }
 
 /**
@@ -137,7 +160,8 @@ function relatedTypeFiles(context: SyncContext, declarations: SymbolMatch[]): st
     const parentName = simpleNameOf(declaration.parent);
     const owner = context.store.symbolsNamed(declaration.parent, 'qualified').find((row) => row.path === declaration.path);
     for (const supertype of supertypesOf(owner?.signature ?? null)) {
-      for (const row of context.store.symbolsNamed(supertype, 'simple')) if (row.kind !== 'method' && row.kind !== 'function') files.add(row.path);
+      for (const row of context.store.symbolsNamed(supertype, 'simple'))
+        if (row.kind !== 'method' && row.kind !== 'function') files.add(row.path);
     }
     for (const row of context.store.typesMentioning(parentName)) if (supertypesOf(row.signature).includes(parentName)) files.add(row.path);
   }
@@ -172,7 +196,13 @@ interface UseRules {
  * the same name elsewhere in a resolved file is listed (an implementation or override, as the
  * TypeScript language service lists it); in an unresolved file it is not a use.
  */
-function usesInFile(filePath: string, file: CurrentFile, name: string, symbols: SymbolRow[], rules: UseRules): Array<Omit<Reference, 'label'>> {
+function usesInFile(
+  filePath: string,
+  file: CurrentFile,
+  name: string,
+  symbols: SymbolRow[],
+  rules: UseRules,
+): Array<Omit<Reference, 'label'>> {
   const language = languageForPath(filePath);
   const dialect = dialectFor(language);
   const lines = dialect ? splitLines(stripCommentsAndStrings(file.lines.join('\n'), dialect)) : file.lines;
@@ -192,7 +222,10 @@ function usesInFile(filePath: string, file: CurrentFile, name: string, symbols: 
     const text = file.lines[index].trim();
     const column = (first.value.index ?? 0) + first.value[0].length - name.length + 1;
     uses.push({
-      path: filePath, line: lineNumber, column, text: text.length > 200 ? `${text.slice(0, 200)}…` : text,
+      path: filePath,
+      line: lineNumber,
+      column,
+      text: text.length > 200 ? `${text.slice(0, 200)}…` : text,
       caller: callerAt(symbols, lineNumber, name),
       citation: citationOf({ path: filePath, startLine: lineNumber, endLine: lineNumber, sha256: file.sha256 }),
     });
@@ -214,11 +247,15 @@ export async function findReferences(context: SyncContext, input: ReferencesInpu
     const { rows } = lookupDeclarations(context, { name: symbol, path: input.path });
     const declarations = await currentMatches(rows, check);
     // A method is used as `receiver.name`; a bare `name` is then a local, a parameter or another function.
-    const member = declarations.length > 0 && declarations.every((declaration) => declaration.kind === 'method' && declaration.parent !== null);
+    const member =
+      declarations.length > 0 && declarations.every((declaration) => declaration.kind === 'method' && declaration.parent !== null);
     const declarationFiles = [...new Set(declarations.map((declaration) => declaration.path))];
     const resolutionFiles = member ? [...new Set([...declarationFiles, ...relatedTypeFiles(context, declarations)])] : declarationFiles;
     // FTS4 tokens hold letters, digits and `_`; a `$` splits a word, so its longest part is looked up.
-    const word = name.split('$').sort((a, b) => b.length - a.length)[0].toLowerCase();
+    const word = name
+      .split('$')
+      .sort((a, b) => b.length - a.length)[0]
+      .toLowerCase();
     const candidates = word ? context.store.pathsMatching(`body:${word}`, maxChunks) : [];
     const paths = [...new Set([...declarationFiles, ...candidates])].sort();
     const read = paths.slice(0, maxFiles);
@@ -231,8 +268,11 @@ export async function findReferences(context: SyncContext, input: ReferencesInpu
         symbolsByPath.set(row.path, list);
       }
     }
-    const resolved = (filePath: string, file: CurrentFile) => resolutionFiles.includes(filePath)
-      || (imports.get(filePath) ?? liveImports(filePath, file.lines)).some((specifier) => resolutionFiles.some((target) => importResolvesTo(filePath, specifier, target)));
+    const resolved = (filePath: string, file: CurrentFile) =>
+      resolutionFiles.includes(filePath) ||
+      (imports.get(filePath) ?? liveImports(filePath, file.lines)).some((specifier) =>
+        resolutionFiles.some((target) => importResolvesTo(filePath, specifier, target)),
+      );
     const references: Reference[] = [];
     const tests: Reference[] = [];
     let truncated = paths.length > read.length;
@@ -240,7 +280,9 @@ export async function findReferences(context: SyncContext, input: ReferencesInpu
       const file = await check.current(filePath);
       if (!file) continue;
       const label: Reference['label'] = resolved(filePath, file) ? 'extracted' : 'name-match';
-      const ownLines = new Set(declarations.filter((declaration) => declaration.path === filePath).map((declaration) => declaration.startLine));
+      const ownLines = new Set(
+        declarations.filter((declaration) => declaration.path === filePath).map((declaration) => declaration.startLine),
+      );
       const rules = { member, resolved: label === 'extracted', ownLines };
       for (const use of usesInFile(filePath, file, name, symbolsByPath.get(filePath) ?? [], rules)) {
         const list = isTestPath(filePath) ? tests : references;
@@ -251,11 +293,15 @@ export async function findReferences(context: SyncContext, input: ReferencesInpu
         list.push({ ...use, label });
       }
     }
-    const order = (a: Reference, b: Reference) => (a.label === b.label ? 0 : a.label === 'extracted' ? -1 : 1) || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line);
+    const order = (a: Reference, b: Reference) =>
+      (a.label === b.label ? 0 : a.label === 'extracted' ? -1 : 1) || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line);
     return { declarations, references: references.sort(order), tests: tests.sort(order), truncated };
   });
-  const note = value.declarations.length === 0
-    ? `No current declaration named ${symbol} is indexed; every use listed is a name match.`
-    : value.truncated ? `More uses exist than listed (at most ${limit} uses in ${maxFiles} files).` : undefined;
+  const note =
+    value.declarations.length === 0
+      ? `No current declaration named ${symbol} is indexed; every use listed is a name match.`
+      : value.truncated
+        ? `More uses exist than listed (at most ${limit} uses in ${maxFiles} files).`
+        : undefined;
   return { symbol, ...value, ...(note ? { note } : {}), unsettled };
 }

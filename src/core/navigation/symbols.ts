@@ -29,7 +29,8 @@ export function normalizeSymbolName(name: string): string {
   const trimmed = name.trim().replace(/^`|`$/g, '');
   if (trimmed === '') throw new NavigationInputError('The symbol name is empty.');
   if (trimmed.length > longestName) throw new NavigationInputError(`The symbol name is longer than ${longestName} characters.`);
-  if (/[\s\u0000-\u001f]/.test(trimmed)) throw new NavigationInputError(`Not a symbol name: ${JSON.stringify(trimmed.slice(0, 80))} (no spaces).`);
+  if (/[\s\u0000-\u001f]/.test(trimmed))
+    throw new NavigationInputError(`Not a symbol name: ${JSON.stringify(trimmed.slice(0, 80))} (no spaces).`);
   return trimmed.replace(/::|->|#/g, '.');
 }
 
@@ -43,7 +44,10 @@ export function simpleNameOf(name: string): string {
  * Current declarations named `name`: exact qualified name first, and when none has it, exact
  * simple name. `kind` (case-insensitive) and `path` (a file or a folder) narrow the list.
  */
-export function lookupDeclarations(context: SyncContext, input: FindSymbolInput): { matchedBy: FindSymbolResult['matchedBy']; rows: SymbolRow[] } {
+export function lookupDeclarations(
+  context: SyncContext,
+  input: FindSymbolInput,
+): { matchedBy: FindSymbolResult['matchedBy']; rows: SymbolRow[] } {
   const name = normalizeSymbolName(input.name);
   const scope = input.path === undefined ? '' : normalizeRequestedPath(input.path);
   const kind = input.kind?.trim().toLowerCase();
@@ -128,9 +132,12 @@ function withDepth(rows: SymbolRow[]): Array<SymbolRow & { depth: number }> {
 }
 
 /** The line an outline prints for a declaration; its token estimate is what the budget counts. */
-export function outlineLine(declaration: Pick<OutlineDeclaration, 'depth' | 'kind' | 'qualifiedName' | 'signature' | 'startLine' | 'endLine'>): string {
+export function outlineLine(
+  declaration: Pick<OutlineDeclaration, 'depth' | 'kind' | 'qualifiedName' | 'signature' | 'startLine' | 'endLine'>,
+): string {
   const signature = declaration.signature ? `  ${declaration.signature}` : '';
-  return `${'  '.repeat(declaration.depth + 1)}${declaration.kind} ${declaration.qualifiedName}${signature}  L${declaration.startLine}-${declaration.endLine}`;
+  const indent = '  '.repeat(declaration.depth + 1);
+  return `${indent}${declaration.kind} ${declaration.qualifiedName}${signature}  L${declaration.startLine}-${declaration.endLine}`;
 }
 
 /**
@@ -167,7 +174,13 @@ export async function outline(context: SyncContext, input: OutlineInput): Promis
         const live = await check.current(filePath);
         if (!live) continue;
         const rows = withDepth(byPath.get(filePath) ?? []).filter((row) => isFile || row.depth === 0);
-        const entry: OutlineFile = { path: filePath, language: context.store.file(filePath)?.language ?? 'text', sha256: live.sha256, lines: live.lines.length, declarations: [] };
+        const entry: OutlineFile = {
+          path: filePath,
+          language: context.store.file(filePath)?.language ?? 'text',
+          sha256: live.sha256,
+          lines: live.lines.length,
+          declarations: [],
+        };
         used += header;
         for (const row of rows) {
           const cost = estimateTokens(outlineLine(row)) + 1;
@@ -177,10 +190,21 @@ export async function outline(context: SyncContext, input: OutlineInput): Promis
             break outer;
           }
           used += cost;
-          const range = { path: filePath, startLine: row.startLine, endLine: Math.min(row.endLine, live.lines.length), sha256: live.sha256 };
+          const range = {
+            path: filePath,
+            startLine: row.startLine,
+            endLine: Math.min(row.endLine, live.lines.length),
+            sha256: live.sha256,
+          };
           entry.declarations.push({
-            name: row.name, qualifiedName: row.qualifiedName, kind: row.kind, signature: row.signature,
-            startLine: row.startLine, endLine: range.endLine, depth: row.depth, citation: citationOf(range),
+            name: row.name,
+            qualifiedName: row.qualifiedName,
+            kind: row.kind,
+            signature: row.signature,
+            startLine: row.startLine,
+            endLine: range.endLine,
+            depth: row.depth,
+            citation: citationOf(range),
           });
         }
         files.push(entry);
@@ -189,7 +213,13 @@ export async function outline(context: SyncContext, input: OutlineInput): Promis
     return { files, truncated, used, totalFiles: paths.length };
   });
   return {
-    path: scope === '' ? '.' : scope, kind: isFile ? 'file' : 'directory', files: value.files, totalFiles: value.totalFiles,
-    truncated: value.truncated, budgetTokens: budget, usedTokens: value.used, unsettled,
+    path: scope === '' ? '.' : scope,
+    kind: isFile ? 'file' : 'directory',
+    files: value.files,
+    totalFiles: value.totalFiles,
+    truncated: value.truncated,
+    budgetTokens: budget,
+    usedTokens: value.used,
+    unsettled,
   };
 }
