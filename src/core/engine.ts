@@ -16,7 +16,9 @@ import { splitLines } from './tokens';
 import type { TreeFile, TreeItem } from './worker/protocol';
 import { NavigationInputError } from './navigation/inputError';
 import { findReferences, type ReferencesInput, type ReferencesResult } from './navigation/references';
-import { findSymbol, outline, type FindSymbolInput, type FindSymbolResult, type OutlineInput, type OutlineResult } from './navigation/symbols';
+import {
+  findSymbol, outline, type FindSymbolInput, type FindSymbolResult, type OutlineInput, type OutlineResult,
+} from './navigation/symbols';
 import { resyncOne } from './sync';
 
 export interface OpenEngineOptions {
@@ -53,6 +55,17 @@ export function parseCitation(citation: string): ParsedCitation {
   const endLine = Number(match[3] ?? match[2]);
   if (startLine < 1 || endLine < startLine) throw new UserInputError(`Invalid line range in citation: ${citation}`);
   return { path: match[1].replace(/\\/g, '/').replace(/^\.\//, ''), startLine, endLine, sha256: match[4]?.toLowerCase() };
+}
+
+/** The cited lines `read` returns, with the indexed file's working-tree state for the quoted block. */
+export interface ReadSnippet {
+  path: string;
+  startLine: number;
+  endLine: number;
+  sha256: string;
+  text: string;
+  modified: boolean;
+  gitHead: string | null;
 }
 
 export interface ContextBlocks {
@@ -202,7 +215,7 @@ export class ProjectEngine {
    * refused, and one edited since it was indexed is re-indexed first, so what is read is what
    * search would return.
    */
-  async read(citation: string): Promise<{ path: string; startLine: number; endLine: number; sha256: string; text: string; modified: boolean; gitHead: string | null }> {
+  async read(citation: string): Promise<ReadSnippet> {
     const snippet = await this.get(citation);
     return this.serialize(async () => {
       let indexed = this.project.store.file(snippet.path);
@@ -211,7 +224,9 @@ export class ProjectEngine {
         await resyncOne(this.project, snippet.path);
         indexed = this.project.store.file(snippet.path);
       }
-      if (indexed?.sha256 !== snippet.sha256) throw new UserInputError(`The file ${snippet.path} changed while it was read; read it again.`);
+      if (indexed?.sha256 !== snippet.sha256) {
+        throw new UserInputError(`The file ${snippet.path} changed while it was read; read it again.`);
+      }
       return { ...snippet, modified: indexed.modified, gitHead: indexed.gitHead };
     });
   }

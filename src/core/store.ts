@@ -633,33 +633,38 @@ export class IndexStore {
   /** Current declarations whose qualified or simple name equals `name` (exact, case-sensitive), by path and line. */
   symbolsNamed(name: string, by: 'qualified' | 'simple'): SymbolRow[] {
     const column = by === 'qualified' ? 'qualified_name' : 'name';
-    return this.all(`SELECT ${symbolColumns} FROM project_symbols WHERE ${column} = ? ORDER BY path, start_line, qualified_name`, [name]).map(toSymbol);
+    const sql = `SELECT ${symbolColumns} FROM project_symbols WHERE ${column} = ? ORDER BY path, start_line, qualified_name`;
+    return this.all(sql, [name]).map(toSymbol);
   }
 
   /** Current declarations of the files `paths` (at most 500 paths a call), by path and line. */
   symbolsOfPaths(paths: string[]): SymbolRow[] {
     const unique = [...new Set(paths)].slice(0, 500);
     if (unique.length === 0) return [];
-    const sql = `SELECT ${symbolColumns} FROM project_symbols WHERE path IN (${unique.map(() => '?').join(',')}) ORDER BY path, start_line, qualified_name`;
+    const placeholders = unique.map(() => '?').join(',');
+    const sql = `SELECT ${symbolColumns} FROM project_symbols WHERE path IN (${placeholders}) ORDER BY path, start_line, qualified_name`;
     return (unique.length <= 64 ? this.all(sql, unique) : this.once(sql, unique)).map(toSymbol);
   }
 
   /** Indexed paths equal to `directory` or under it ('' is the whole project), sorted. */
   pathsUnder(directory: string): string[] {
     if (directory === '') return this.all('SELECT path FROM project_files ORDER BY path').map((row) => row[0] as string);
-    return this.all("SELECT path FROM project_files WHERE path LIKE ? ESCAPE '\\' ORDER BY path", [`${escapeLike(directory)}/%`]).map((row) => row[0] as string);
+    const rows = this.all("SELECT path FROM project_files WHERE path LIKE ? ESCAPE '\\' ORDER BY path", [`${escapeLike(directory)}/%`]);
+    return rows.map((row) => row[0] as string);
   }
 
   /** Type declarations (class, interface, struct, trait, impl) whose signature mentions `name` (at most 200). */
   typesMentioning(name: string): SymbolRow[] {
-    return this.all(`SELECT ${symbolColumns} FROM project_symbols WHERE kind IN ('class', 'interface', 'struct', 'trait', 'impl') AND signature LIKE ? ESCAPE '\\'
-      ORDER BY path, start_line LIMIT 200`, [`%${escapeLike(name)}%`]).map(toSymbol);
+    const sql = `SELECT ${symbolColumns} FROM project_symbols WHERE kind IN ('class', 'interface', 'struct', 'trait', 'impl')
+      AND signature LIKE ? ESCAPE '\\' ORDER BY path, start_line LIMIT 200`;
+    return this.all(sql, [`%${escapeLike(name)}%`]).map(toSymbol);
   }
 
   /** Paths of current chunks matching a full-text expression (at most `limit` chunks read), sorted. */
   pathsMatching(matchExpression: string, limit: number): string[] {
-    return this.all(`SELECT DISTINCT p.path FROM (SELECT docid FROM search_index WHERE search_index MATCH ? LIMIT ?) AS hit
-      JOIN project_snippets AS p ON p.rowid = hit.docid WHERE p.stale = 0 ORDER BY p.path`, [matchExpression, limit]).map((row) => row[0] as string);
+    const sql = `SELECT DISTINCT p.path FROM (SELECT docid FROM search_index WHERE search_index MATCH ? LIMIT ?) AS hit
+      JOIN project_snippets AS p ON p.rowid = hit.docid WHERE p.stale = 0 ORDER BY p.path`;
+    return this.all(sql, [matchExpression, limit]).map((row) => row[0] as string);
   }
 
   /** The import specifiers each of `paths` stored (on its first chunk), for the files that have any. */
@@ -668,7 +673,8 @@ export class IndexStore {
     const imports = new Map<string, string[]>();
     for (let start = 0; start < unique.length; start += 500) {
       const slice = unique.slice(start, start + 500);
-      const sql = `SELECT path, imports FROM project_snippets WHERE path IN (${slice.map(() => '?').join(',')}) AND stale = 0 AND imports IS NOT NULL`;
+      const placeholders = slice.map(() => '?').join(',');
+      const sql = `SELECT path, imports FROM project_snippets WHERE path IN (${placeholders}) AND stale = 0 AND imports IS NOT NULL`;
       for (const row of slice.length <= 64 ? this.all(sql, slice) : this.once(sql, slice)) {
         try {
           const parsed: unknown = JSON.parse(row[1] as string);
@@ -864,7 +870,8 @@ const symbolColumns = 'symbol_id, path, name, qualified_name, kind, start_line, 
 
 function toSymbol(row: SqlValue[]): SymbolRow {
   return {
-    symbolId: row[0] as string, path: row[1] as string, name: row[2] as string, qualifiedName: row[3] as string, kind: row[4] as string,
-    startLine: row[5] as number, endLine: row[6] as number, signature: row[7] as string | null, parent: row[8] as string | null, fileHash: row[9] as string,
+    symbolId: row[0] as string, path: row[1] as string, name: row[2] as string, qualifiedName: row[3] as string,
+    kind: row[4] as string, startLine: row[5] as number, endLine: row[6] as number, signature: row[7] as string | null,
+    parent: row[8] as string | null, fileHash: row[9] as string,
   };
 }

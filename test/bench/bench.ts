@@ -20,7 +20,7 @@ import { nodePorts } from '../../src/core/ports';
 import { EngineClient } from '../../src/core/worker/engineClient';
 import { splitLines } from '../../src/core/tokens';
 import { ensureCorpus, type Corpus, type CorpusSample } from './corpus';
-import { mcpBench, type McpFigures } from './mcpBench';
+import { mcpBench, serveBenchMcp, type McpFigures } from './mcpBench';
 import { defaultWorkerScript, runParseBench } from './parseBench';
 import { Random } from './random';
 import { commandVersion, formatStats, mb, ResourceMonitor, round, summarize, timeCommand, type LatencyStats } from './stats';
@@ -654,7 +654,8 @@ async function benchCorpus(corpus: Corpus, args: Args, n: number, repoRoot: stri
   if (!args.indexOnly && !args.skipMcp) {
     try {
       figures.mcp = await mcpBench({
-        cli: path.join(repoRoot, 'dist', 'cli.js'), root: corpus.root, dbPath: open.dbPath, samples: corpus.meta.samples, n, cliN: Math.min(n, 20), seed: args.seed, label, log,
+        cli: path.join(repoRoot, 'dist', 'cli.js'), root: corpus.root, dbPath: open.dbPath, bounds, samples: corpus.meta.samples,
+        n, cliN: Math.min(n, 10), seed: args.seed, label, log,
       });
     } catch (error) {
       log(`[${label}] pk mcp bench failed: ${errorLine(error)}`);
@@ -777,6 +778,11 @@ async function benchReal(label: string, root: string, queries: RealQuery[], repo
 // ---- main -----------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
+  // The MCP section starts this script again as the server it measures (see serveBenchMcp).
+  if (process.argv[2] === '--serve-mcp') {
+    process.exitCode = await serveBenchMcp(process.argv.slice(3));
+    return;
+  }
   const args = parseArgs(process.argv.slice(2));
   const repoRoot = repositoryRoot();
   const cacheDirectory = path.resolve(args.cache ?? path.join(repoRoot, '.cache', 'bench'));

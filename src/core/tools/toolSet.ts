@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ContextBlocks } from '../engine';
+import type { ContextBlocks, ReadSnippet } from '../engine';
 import type { Health } from '../health';
 import { formatFindSymbol, formatOutline, formatReferences } from '../navigation/format';
 import type { ReferencesInput, ReferencesResult } from '../navigation/references';
@@ -18,9 +18,7 @@ export interface ToolEngine {
   findSymbol(input: FindSymbolInput): Promise<FindSymbolResult>;
   references(input: ReferencesInput): Promise<ReferencesResult>;
   outline(input: OutlineInput): Promise<OutlineResult>;
-  read(
-    citation: string,
-  ): Promise<{ path: string; startLine: number; endLine: number; sha256: string; text: string; modified: boolean; gitHead: string | null }>;
+  read(citation: string): Promise<ReadSnippet>;
   health(): Promise<Health>;
   formatHealth(health: Health): string;
 }

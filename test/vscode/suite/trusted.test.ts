@@ -162,7 +162,9 @@ describe('trusted workspace: agent tools and the MCP server definition', () => {
 
   it('declares the four navigation tools beside the search tool', () => {
     const names = vscode.lm.tools.map((tool) => tool.name).filter((name) => name.startsWith('projectKnowledge_')).sort();
-    assert.deepEqual(names, ['projectKnowledge_findSymbol', 'projectKnowledge_outline', 'projectKnowledge_read', 'projectKnowledge_references', 'projectKnowledge_search']);
+    assert.deepEqual(names, [
+      'projectKnowledge_findSymbol', 'projectKnowledge_outline', 'projectKnowledge_read', 'projectKnowledge_references', 'projectKnowledge_search',
+    ]);
   });
 
   it('findSymbol and read return lines verified against the live file', async () => {
