@@ -205,12 +205,18 @@ function usesInFile(
 ): Array<Omit<Reference, 'label'>> {
   const language = languageForPath(filePath);
   const dialect = dialectFor(language);
-  const lines = dialect ? splitLines(stripCommentsAndStrings(file.lines.join('\n'), dialect)) : file.lines;
   const declaredOn = new Set(symbols.filter((row) => row.name === name).map((row) => row.startLine));
   const memberOperator = rules.member && !(implicitReceiver.has(language) && rules.ownLines.size > 0);
   const prefix = memberOperator ? '(?:\\.|->|::)\\s*' : `(?<!${identifierCharacter})`;
   const pattern = new RegExp(`${prefix}${escapeRegExp(name)}(?!${identifierCharacter})`, 'gu');
   const bare = new RegExp(`(?<!${identifierCharacter})${escapeRegExp(name)}(?!${identifierCharacter})`, 'gu');
+  // Blanking comments and strings only removes matches, so a file whose raw text has no use form
+  // (a method name never written after a member operator) has none; most candidate files of a
+  // common method name stop here, before the costlier stripping.
+  const listsDeclarations = rules.resolved && [...declaredOn].some((line) => !rules.ownLines.has(line));
+  const probe = new RegExp(pattern.source, 'u');
+  if (!listsDeclarations && !file.lines.some((line) => line.includes(name) && probe.test(line))) return [];
+  const lines = dialect ? splitLines(stripCommentsAndStrings(file.lines.join('\n'), dialect)) : file.lines;
   const uses: Array<Omit<Reference, 'label'>> = [];
   lines.forEach((line, index) => {
     const lineNumber = index + 1;
