@@ -653,13 +653,6 @@ export class IndexStore {
     return rows.map((row) => row[0] as string);
   }
 
-  /** Type declarations (class, interface, struct, trait, impl) whose signature mentions `name` (at most 200). */
-  typesMentioning(name: string): SymbolRow[] {
-    const sql = `SELECT ${symbolColumns} FROM project_symbols WHERE kind IN ('class', 'interface', 'struct', 'trait', 'impl')
-      AND signature LIKE ? ESCAPE '\\' ORDER BY path, start_line LIMIT 200`;
-    return this.all(sql, [`%${escapeLike(name)}%`]).map(toSymbol);
-  }
-
   /** Paths of current chunks matching a full-text expression (at most `limit` chunks read), sorted. */
   pathsMatching(matchExpression: string, limit: number): string[] {
     const sql = `SELECT DISTINCT p.path FROM (SELECT docid FROM search_index WHERE search_index MATCH ? LIMIT ?) AS hit

@@ -122,6 +122,7 @@ export function liveImports(relativePath: string, lines: readonly string[]): str
   return [];
 }
 
+const typeKinds = new Set(['class', 'interface', 'struct', 'trait', 'impl']);
 const heritageKeywords = new Set([
   'extends',
   'implements',
@@ -163,7 +164,12 @@ function relatedTypeFiles(context: SyncContext, declarations: SymbolMatch[]): st
       for (const row of context.store.symbolsNamed(supertype, 'simple'))
         if (row.kind !== 'method' && row.kind !== 'function') files.add(row.path);
     }
-    for (const row of context.store.typesMentioning(parentName)) if (supertypesOf(row.signature).includes(parentName)) files.add(row.path);
+    // Subtypes name the class in their signature: only files holding the name as a word (a full-text lookup, not a scan).
+    const word = /^[\p{L}\p{N}_]+$/u.test(parentName) ? parentName.toLowerCase() : undefined;
+    const mentioning = word ? context.store.pathsMatching(`body:${word}`, 2000).slice(0, 200) : [];
+    for (const row of context.store.symbolsOfPaths(mentioning)) {
+      if (typeKinds.has(row.kind) && supertypesOf(row.signature).includes(parentName)) files.add(row.path);
+    }
   }
   return [...files];
 }
