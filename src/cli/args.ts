@@ -7,7 +7,7 @@ export interface ParsedArgs {
   flags: Map<string, string | true>;
 }
 
-const valueFlags = new Set(['--root', '--db', '--limit', '--budget']);
+const valueFlags = new Set(['--root', '--db', '--limit', '--budget', '--kind', '--path']);
 const booleanFlags = new Set(['--json', '--full', '--help', '-h', '--semantic', '--no-git']);
 
 export function parseArgs(argv: string[]): ParsedArgs {

@@ -9,6 +9,8 @@ import { citationOf } from '../core/retrieval/retrieve';
 import { displayText } from '../core/safeText';
 import { createStructuralParsers } from '../core/parsing/structuralParsers';
 import { parseArgs, positiveInteger, UsageError } from './args';
+import { serveMcp } from './mcp';
+import { runNavigation } from './navigation';
 
 const usage = `Usage:
   pk index [ROOT] [--db FILE] [--full] [--semantic] [--json]
@@ -18,6 +20,10 @@ const usage = `Usage:
   pk get CITATION [--root ROOT] [--db FILE]          one snippet, hash-checked against the live file
   pk context QUERY [--root ROOT] [--db FILE] [--budget TOKENS] [--semantic] [--json]
   pk health [--root ROOT] [--db FILE] [--json]
+  pk find-symbol NAME [--kind KIND] [--path PATH] [--root ROOT] [--db FILE] [--json]
+  pk references SYMBOL [--path PATH] [--root ROOT] [--db FILE] [--json]
+  pk outline [PATH] [--budget TOKENS] [--root ROOT] [--db FILE] [--json]
+  pk mcp [ROOT] [--db FILE]                          stdio MCP server: search, find_symbol, references, outline, read, health
 A citation is PATH#L<start>-L<end>@<sha256> (the @<sha256> part is optional).
 --semantic adds hybrid ranking: local feature-hashing vectors fused with the lexical ranks.`;
 
@@ -194,6 +200,13 @@ async function run(argv: string[]): Promise<number> {
       }
       return 0;
     }
+    case 'find-symbol':
+    case 'references':
+    case 'outline':
+      return runNavigation(args.command, args, { open: () => openEngine(root, args.flags.get('--db')), ensureIndexed, print });
+    case 'mcp':
+      if (args.positionals.length > 1) throw new UsageError('mcp takes at most one ROOT');
+      return serveMcp(await openEngine(args.positionals[0] ?? root, args.flags.get('--db')));
     case undefined:
       throw new UsageError('missing command');
     default:

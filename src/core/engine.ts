@@ -16,6 +16,12 @@ import { readIndexable, syncKnownFiles, syncProject, type SyncProgress, type Syn
 import { displayText } from './safeText';
 import { splitLines } from './tokens';
 import type { TreeFile, TreeItem } from './worker/protocol';
+import { NavigationInputError } from './navigation/inputError';
+import { findReferences, type ReferencesInput, type ReferencesResult } from './navigation/references';
+import {
+  findSymbol, outline, type FindSymbolInput, type FindSymbolResult, type OutlineInput, type OutlineResult,
+} from './navigation/symbols';
+import { resyncOne } from './sync';
 
 export interface OpenEngineOptions {
   root: string;
@@ -56,6 +62,17 @@ export function parseCitation(citation: string): ParsedCitation {
   const endLine = Number(match[3] ?? match[2]);
   if (startLine < 1 || endLine < startLine) throw new UserInputError(`Invalid line range in citation: ${citation}`);
   return { path: match[1].replace(/\\/g, '/').replace(/^\.\//, ''), startLine, endLine, sha256: match[4]?.toLowerCase() };
+}
+
+/** The cited lines `read` returns, with the indexed file's working-tree state for the quoted block. */
+export interface ReadSnippet {
+  path: string;
+  startLine: number;
+  endLine: number;
+  sha256: string;
+  text: string;
+  modified: boolean;
+  gitHead: string | null;
 }
 
 export interface ContextBlocks {
@@ -230,6 +247,42 @@ export class ProjectEngine {
     });
   }
 
+  /** Declarations by exact qualified or simple name (SPEC §14 `find_symbol`), each live-hash verified. */
+  findSymbol(input: FindSymbolInput): Promise<FindSymbolResult> {
+    return this.serialize(() => asUserInput(() => findSymbol(this.project, input)));
+  }
+
+  /** The uses of a symbol with their callers, `extracted` or `name-match`, tests apart; every file read live. */
+  references(input: ReferencesInput): Promise<ReferencesResult> {
+    return this.serialize(() => asUserInput(() => findReferences(this.project, input)));
+  }
+
+  /** A file's declarations, or a folder's files and top-level declarations, within a token budget. */
+  outline(input: OutlineInput): Promise<OutlineResult> {
+    return this.serialize(() => asUserInput(() => outline(this.project, input)));
+  }
+
+  /**
+   * `get`, limited to files the index holds as current: a file the index does not hold is
+   * refused, and one edited since it was indexed is re-indexed first, so what is read is what
+   * search would return.
+   */
+  async read(citation: string): Promise<ReadSnippet> {
+    const snippet = await this.get(citation);
+    return this.serialize(async () => {
+      let indexed = this.project.store.file(snippet.path);
+      if (!indexed) throw new UserInputError(`The file ${snippet.path} is not in the index.`);
+      if (indexed.sha256 !== snippet.sha256) {
+        await resyncOne(this.project, snippet.path);
+        indexed = this.project.store.file(snippet.path);
+      }
+      if (indexed?.sha256 !== snippet.sha256) {
+        throw new UserInputError(`The file ${snippet.path} changed while it was read; read it again.`);
+      }
+      return { ...snippet, modified: indexed.modified, gitHead: indexed.gitHead };
+    });
+  }
+
   health(): Promise<Health> {
     return this.serialize(async () => healthOf(this.project.store, this.project.root, this.dbPath, this.lastErrors, false));
   }
@@ -254,5 +307,15 @@ export class ProjectEngine {
   /** For tests and benchmarks: the store behind the engine. */
   get store(): IndexStore {
     return this.project.store;
+  }
+}
+
+/** Runs a navigation query, turning its input errors into the engine's `UserInputError`. */
+async function asUserInput<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof NavigationInputError) throw new UserInputError(error.message);
+    throw error;
   }
 }

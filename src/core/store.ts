@@ -716,6 +716,56 @@ export class IndexStore {
     }));
   }
 
+  /** Current declarations whose qualified or simple name equals `name` (exact, case-sensitive), by path and line. */
+  symbolsNamed(name: string, by: 'qualified' | 'simple'): SymbolRow[] {
+    const column = by === 'qualified' ? 'qualified_name' : 'name';
+    const sql = `SELECT ${symbolColumns} FROM project_symbols WHERE ${column} = ? ORDER BY path, start_line, qualified_name`;
+    return this.all(sql, [name]).map(toSymbol);
+  }
+
+  /** Current declarations of the files `paths` (at most 500 paths a call), by path and line. */
+  symbolsOfPaths(paths: string[]): SymbolRow[] {
+    const unique = [...new Set(paths)].slice(0, 500);
+    if (unique.length === 0) return [];
+    const placeholders = unique.map(() => '?').join(',');
+    const sql = `SELECT ${symbolColumns} FROM project_symbols WHERE path IN (${placeholders}) ORDER BY path, start_line, qualified_name`;
+    return (unique.length <= 64 ? this.all(sql, unique) : this.once(sql, unique)).map(toSymbol);
+  }
+
+  /** Indexed paths equal to `directory` or under it ('' is the whole project), sorted. */
+  pathsUnder(directory: string): string[] {
+    if (directory === '') return this.all('SELECT path FROM project_files ORDER BY path').map((row) => row[0] as string);
+    const rows = this.all("SELECT path FROM project_files WHERE path LIKE ? ESCAPE '\\' ORDER BY path", [`${escapeLike(directory)}/%`]);
+    return rows.map((row) => row[0] as string);
+  }
+
+  /** Paths of current chunks matching a full-text expression (at most `limit` chunks read), sorted. */
+  pathsMatching(matchExpression: string, limit: number): string[] {
+    const sql = `SELECT DISTINCT p.path FROM (SELECT docid FROM search_index WHERE search_index MATCH ? LIMIT ?) AS hit
+      JOIN project_snippets AS p ON p.rowid = hit.docid WHERE p.stale = 0 ORDER BY p.path`;
+    return this.all(sql, [matchExpression, limit]).map((row) => row[0] as string);
+  }
+
+  /** The import specifiers each of `paths` stored (on its first chunk), for the files that have any. */
+  importsOf(paths: string[]): Map<string, string[]> {
+    const unique = [...new Set(paths)];
+    const imports = new Map<string, string[]>();
+    for (let start = 0; start < unique.length; start += 500) {
+      const slice = unique.slice(start, start + 500);
+      const placeholders = slice.map(() => '?').join(',');
+      const sql = `SELECT path, imports FROM project_snippets WHERE path IN (${placeholders}) AND stale = 0 AND imports IS NOT NULL`;
+      for (const row of slice.length <= 64 ? this.all(sql, slice) : this.once(sql, slice)) {
+        try {
+          const parsed: unknown = JSON.parse(row[1] as string);
+          if (Array.isArray(parsed)) imports.set(row[0] as string, parsed.filter((item): item is string => typeof item === 'string'));
+        } catch {
+          // A malformed list is treated as no imports: the file's references are then name matches.
+        }
+      }
+    }
+    return imports;
+  }
+
   /** Paths ending in `/tail` (at most 32, sorted). */
   pathsEndingWith(tail: string): string[] {
     return this.all("SELECT path FROM project_files WHERE path LIKE ? ESCAPE '\\' ORDER BY path LIMIT 32", [`%/${escapeLike(tail)}`])
@@ -938,4 +988,14 @@ function bm25Frequency(hits: number, length: number, averageLength: number): num
 /** bm25's idf for a column where `withTerm` of `documents` rows hold the term. */
 export function bm25Idf(documents: number, withTerm: number): number {
   return Math.log(1 + (documents - withTerm + 0.5) / (withTerm + 0.5));
+}
+
+const symbolColumns = 'symbol_id, path, name, qualified_name, kind, start_line, end_line, signature, parent, file_hash';
+
+function toSymbol(row: SqlValue[]): SymbolRow {
+  return {
+    symbolId: row[0] as string, path: row[1] as string, name: row[2] as string, qualifiedName: row[3] as string,
+    kind: row[4] as string, startLine: row[5] as number, endLine: row[6] as number, signature: row[7] as string | null,
+    parent: row[8] as string | null, fileHash: row[9] as string,
+  };
 }

@@ -4,6 +4,8 @@ import { registerCommands } from './commands';
 import { reindexSettings } from './config';
 import { IndexService } from './indexService';
 import { ManifestPanel } from './manifestPanel';
+import { registerMcpDefinitions, type McpDefinitions } from './mcpProvider';
+import { registerNavigationTools } from './navigationTools';
 import { registerSearchTool } from './searchTool';
 import { registerStatusBar } from './statusBar';
 import { IndexTreeProvider } from './treeView';
@@ -15,6 +17,8 @@ export interface ProjectKnowledgeApi {
   manifest: ManifestPanel;
   /** The `@project` participant (undefined where chat is unavailable); tests listen to `onDidRespond`. */
   chat: ProjectParticipant | undefined;
+  /** The MCP server definitions (undefined where VS Code has no MCP API); tests ask it what it offers. */
+  mcp: McpDefinitions | undefined;
   activationMs: number;
 }
 
@@ -32,13 +36,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<Projec
   const chat = registerChatParticipant(context, service, log);
   const tool = registerSearchTool(service, log);
   if (tool) context.subscriptions.push(tool);
+  context.subscriptions.push(...registerNavigationTools(service, log));
+  const mcp = registerMcpDefinitions(context, service, log);
+  if (mcp) context.subscriptions.push(...mcp.disposables);
   const activationMs = performance.now() - started;
   log.info(`Activated in ${activationMs.toFixed(1)} ms (trusted: ${vscode.workspace.isTrusted}).`);
   // Indexing starts after activation returns, so activation itself stays cheap.
   setTimeout(() => {
     service.start().catch((error: unknown) => log.error(`Indexing could not start: ${String(error)}`));
   }, 0);
-  return { service, tree, manifest, chat, activationMs };
+  return { service, tree, manifest, chat, mcp: mcp?.provider, activationMs };
 }
 
 /** Watcher, saves and settings: each schedules the debounced incremental sync it needs. */

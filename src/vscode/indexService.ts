@@ -322,6 +322,16 @@ export class IndexService implements vscode.Disposable {
     }
   }
 
+  /** The folders whose index is open and may be queried (none while untrusted), for the agent tools. */
+  queryableFolders(): Array<{ folder: vscode.WorkspaceFolder; projectKey: string }> {
+    return this.queryable().map((status) => ({ folder: status.folder, projectKey: status.key }));
+  }
+
+  /** The database file the extension keeps for `folder` (the MCP server definition opens the same one). */
+  databaseFor(folder: vscode.WorkspaceFolder): Promise<string> {
+    return this.databasePath(folder);
+  }
+
   private queryable(): FolderStatus[] {
     if (!vscode.workspace.isTrusted) return [];
     return this.statuses().filter((status) => status.opened);

@@ -6,7 +6,7 @@
  *
  *   node dist/bench.js [--large] [--files N] [--n N] [--grep-n N] [--seed N] [--real DIR]
  *                      [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--index-only]
- *                      [--cache DIR] [--keep-db]
+ *                      [--cache DIR] [--keep-db] [--skip-mcp]
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -20,6 +20,7 @@ import { nodePorts } from '../../src/core/ports';
 import { EngineClient } from '../../src/core/worker/engineClient';
 import { splitLines } from '../../src/core/tokens';
 import { ensureCorpus, type Corpus, type CorpusSample } from './corpus';
+import { mcpBench, serveBenchMcp, type McpFigures } from './mcpBench';
 import { defaultWorkerScript, runParseBench } from './parseBench';
 import { Random } from './random';
 import { commandVersion, formatStats, mb, ResourceMonitor, round, summarize, timeCommand, type LatencyStats } from './stats';
@@ -38,6 +39,7 @@ interface Args {
   skipHybrid: boolean;
   skipWorker: boolean;
   skipParse: boolean;
+  skipMcp: boolean;
   skipCorpus: boolean;
   indexOnly: boolean;
   cache: string | undefined;
@@ -47,7 +49,7 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { large: false, files: 5000, largeFiles: 50_000, n: 200, grepN: 30, seed: 20240601, real: undefined, skipReal: false, skipHybrid: false, skipWorker: false, skipParse: false, skipCorpus: false, indexOnly: false, cache: undefined, keepDb: false, dbDirectory: undefined };
+  const args: Args = { large: false, files: 5000, largeFiles: 50_000, n: 200, grepN: 30, seed: 20240601, real: undefined, skipReal: false, skipHybrid: false, skipWorker: false, skipParse: false, skipMcp: false, skipCorpus: false, indexOnly: false, cache: undefined, keepDb: false, dbDirectory: undefined };
   const number = (flag: string, value: string | undefined): number => {
     const parsed = Number(value);
     if (!Number.isInteger(parsed) || parsed <= 0) throw new Error(`${flag} needs a positive integer`);
@@ -67,13 +69,14 @@ function parseArgs(argv: string[]): Args {
       case '--skip-hybrid': args.skipHybrid = true; break;
       case '--skip-worker': args.skipWorker = true; break;
       case '--skip-parse': args.skipParse = true; break;
+      case '--skip-mcp': args.skipMcp = true; break;
       case '--skip-corpus': args.skipCorpus = true; break;
       case '--index-only': args.indexOnly = true; break;
       case '--cache': args.cache = argv[++i]; break;
       case '--keep-db': args.keepDb = true; break;
       case '--db': args.dbDirectory = path.resolve(argv[++i] ?? '.'); break;
       case '--help': case '-h':
-        console.log('node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-corpus] [--index-only] [--cache DIR] [--keep-db] [--db DIR]');
+        console.log('node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--index-only] [--cache DIR] [--keep-db] [--db DIR]');
         process.exit(0);
         break;
       default: throw new Error(`unknown argument ${flag} (try --help)`);
@@ -612,6 +615,7 @@ interface CorpusFigures {
   hybrid: HybridFigures | undefined;
   parse: ParseThroughput[];
   worker: WorkerFigures | undefined;
+  mcp: McpFigures | undefined;
 }
 
 async function benchCorpus(corpus: Corpus, args: Args, n: number, repoRoot: string, label: string): Promise<CorpusFigures | undefined> {
@@ -627,7 +631,7 @@ async function benchCorpus(corpus: Corpus, args: Args, n: number, repoRoot: stri
   }
   const figures: CorpusFigures = {
     corpus: { root: corpus.root, files: corpus.meta.files, bytes: corpus.meta.totalBytes, reused: corpus.reused, generationSeconds: round(corpus.meta.generationSeconds, 1), git: corpus.meta.git },
-    index: open.figures, incremental: undefined, search: undefined, gitGrep: undefined, rg: undefined, closeMs: NaN, hybrid: undefined, parse: [], worker: undefined,
+    index: open.figures, incremental: undefined, search: undefined, gitGrep: undefined, rg: undefined, closeMs: NaN, hybrid: undefined, parse: [], worker: undefined, mcp: undefined,
   };
   try {
     figures.incremental = await incremental(open, corpus, label);
@@ -646,6 +650,16 @@ async function benchCorpus(corpus: Corpus, args: Args, n: number, repoRoot: stri
     const closing = performance.now();
     await open.engine.close().catch((error: unknown) => log(`[${label}] close failed: ${errorLine(error)}`));
     figures.closeMs = round(performance.now() - closing, 1);
+  }
+  if (!args.indexOnly && !args.skipMcp) {
+    try {
+      figures.mcp = await mcpBench({
+        cli: path.join(repoRoot, 'dist', 'cli.js'), root: corpus.root, dbPath: open.dbPath, bounds, samples: corpus.meta.samples,
+        n, cliN: Math.min(n, 10), seed: args.seed, label, log,
+      });
+    } catch (error) {
+      log(`[${label}] pk mcp bench failed: ${errorLine(error)}`);
+    }
   }
   if (!args.indexOnly && !args.skipHybrid) figures.hybrid = await hybridBench(open.dbPath, corpus.root, bounds, corpus.meta.samples, n, args.seed, repoRoot, label);
   if (!args.indexOnly) figures.parse = await parseThroughput(corpus, repoRoot, 300, label);
@@ -764,6 +778,11 @@ async function benchReal(label: string, root: string, queries: RealQuery[], repo
 // ---- main -----------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
+  // The MCP section starts this script again as the server it measures (see serveBenchMcp).
+  if (process.argv[2] === '--serve-mcp') {
+    process.exitCode = await serveBenchMcp(process.argv.slice(3));
+    return;
+  }
   const args = parseArgs(process.argv.slice(2));
   const repoRoot = repositoryRoot();
   const cacheDirectory = path.resolve(args.cache ?? path.join(repoRoot, '.cache', 'bench'));
@@ -864,6 +883,7 @@ async function main(): Promise<void> {
     symbol: search?.kinds.symbol ?? null,
     hybrid: main?.hybrid ? { ...main.hybrid.stats, active: main.hybrid.active, embeddings: main.hybrid.embeddings } : null,
     reopenMs: main?.hybrid?.reopenMs ?? null,
+    mcp: main?.mcp ?? null,
     gitGrepMeanMs: main?.gitGrep?.stats?.meanMs ?? null,
     gitGrepP99Ms: main?.gitGrep?.stats?.p99Ms ?? null,
     rgMeanMs: main?.rg?.stats?.meanMs ?? null,

@@ -70,6 +70,10 @@ const handlers: Handlers = {
   symbols: ({ projectKey }) => engineFor(projectKey).symbols(),
   health: ({ projectKey }) => engineFor(projectKey).health(),
   get: ({ projectKey, citation }) => engineFor(projectKey).get(citation),
+  findSymbol: ({ projectKey, input }) => engineFor(projectKey).findSymbol(input),
+  references: ({ projectKey, input }) => engineFor(projectKey).references(input),
+  outline: ({ projectKey, input }) => engineFor(projectKey).outline(input),
+  read: ({ projectKey, citation }) => engineFor(projectKey).read(citation),
   files: ({ projectKey }) => engineFor(projectKey).files(),
   fileItems: ({ projectKey, path: relativePath }) => engineFor(projectKey).fileItems(relativePath),
   async close({ projectKey }) {

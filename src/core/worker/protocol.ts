@@ -4,7 +4,9 @@ import type { PortCounters } from '../ports';
 import type { Retrieval, RetrieveOptions } from '../retrieval/retrieve';
 import type { SymbolRow } from '../store';
 import type { SyncProgress, SyncReport } from '../sync';
-import type { ContextBlocks } from '../engine';
+import type { ContextBlocks, ReadSnippet } from '../engine';
+import type { ReferencesInput, ReferencesResult } from '../navigation/references';
+import type { FindSymbolInput, FindSymbolResult, OutlineInput, OutlineResult } from '../navigation/symbols';
 
 /** Messages between an engine client and the worker thread that owns the engines. */
 export type EngineOptionsInput = Partial<Omit<EngineOptions, 'bounds'>> & { bounds?: Partial<IndexBounds> };
@@ -20,6 +22,10 @@ export interface RequestMap {
   symbols: { params: { projectKey: string }; result: SymbolRow[] };
   health: { params: { projectKey: string }; result: Health };
   get: { params: { projectKey: string; citation: string }; result: { path: string; startLine: number; endLine: number; sha256: string; text: string } };
+  findSymbol: { params: { projectKey: string; input: FindSymbolInput }; result: FindSymbolResult };
+  references: { params: { projectKey: string; input: ReferencesInput }; result: ReferencesResult };
+  outline: { params: { projectKey: string; input: OutlineInput }; result: OutlineResult };
+  read: { params: { projectKey: string; citation: string }; result: ReadSnippet };
   files: { params: { projectKey: string }; result: TreeFile[] };
   fileItems: { params: { projectKey: string; path: string }; result: TreeItem[] };
   close: { params: { projectKey: string }; result: null };

@@ -69,3 +69,28 @@ describe('Restricted Mode: @project and #projectKnowledge', () => {
     assert.equal(api.service.workerStarted, false, 'no index was opened');
   });
 });
+
+describe('Restricted Mode: navigation tools and MCP', () => {
+  it('offers no MCP server definition', async () => {
+    const api = await activeApi();
+    assert.deepEqual(await api.mcp?.provideMcpServerDefinitions(), []);
+    assert.equal(api.service.workerStarted, false);
+  });
+
+  it('each navigation tool answers that the workspace is not trusted and reads nothing', async () => {
+    const api = await activeApi();
+    const inputs: Array<[string, Record<string, unknown>]> = [
+      ['projectKnowledge_findSymbol', { name: 'parseCookieHeader' }],
+      ['projectKnowledge_references', { symbol: 'parseCookieHeader' }],
+      ['projectKnowledge_outline', { path: '.' }],
+      ['projectKnowledge_read', { citation: 'src/cookies.ts#L1-L2' }],
+    ];
+    for (const [name, input] of inputs) {
+      const result = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
+      const text = result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('\n');
+      assert.match(text, /this workspace is not trusted, so no project source may be read/, name);
+    }
+    const counters = await api.service.counters();
+    assert.deepEqual(counters, { fsCalls: 0, gitCalls: 0, engineOpens: 0, workerStarted: false });
+  });
+});

@@ -1,0 +1,120 @@
+import * as vscode from 'vscode';
+import { z } from 'zod';
+import { formatHealth } from '../core/health';
+import { runTool, toolInputs, type ToolEngine, type ToolName } from '../core/tools/toolSet';
+import type { EngineClient } from '../core/worker/engineClient';
+import type { IndexService } from './indexService';
+
+/**
+ * Agent-mode tools `projectKnowledge_findSymbol`, `_references`, `_outline` and `_read`: the same
+ * implementation (`runTool`) as the MCP server's tools, over the extension's own engine worker.
+ * What a model reads is English like the MCP server's answers; what the user sees goes through l10n.
+ */
+
+export const navigationToolNames = {
+  projectKnowledge_findSymbol: 'find_symbol',
+  projectKnowledge_references: 'references',
+  projectKnowledge_outline: 'outline',
+  projectKnowledge_read: 'read',
+} as const satisfies Record<string, ToolName>;
+
+type NavigationToolName = keyof typeof navigationToolNames;
+type Input = Record<string, unknown>;
+
+/** The engine of one folder, reached through the worker. */
+function folderEngine(client: EngineClient, projectKey: string): ToolEngine {
+  return {
+    context: (query, options) => client.request('context', { projectKey, query, options }),
+    findSymbol: (input) => client.request('findSymbol', { projectKey, input }),
+    references: (input) => client.request('references', { projectKey, input }),
+    outline: (input) => client.request('outline', { projectKey, input }),
+    read: (citation) => client.request('read', { projectKey, citation }),
+    health: () => client.request('health', { projectKey }),
+    formatHealth,
+  };
+}
+
+function invocationMessage(name: NavigationToolName, input: Input): string {
+  const value = (key: string) => String(input?.[key] ?? '').slice(0, 80);
+  switch (name) {
+    case 'projectKnowledge_findSymbol':
+      return vscode.l10n.t('Finding the declaration of {0}', value('name'));
+    case 'projectKnowledge_references':
+      return vscode.l10n.t('Finding the uses of {0}', value('symbol'));
+    case 'projectKnowledge_outline':
+      return vscode.l10n.t('Outlining {0}', value('path') || '.');
+    default:
+      return vscode.l10n.t('Reading {0}', value('citation'));
+  }
+}
+
+function oneLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join('; ')
+    .slice(0, 500);
+}
+
+export class NavigationTool implements vscode.LanguageModelTool<Input> {
+  private readonly schema;
+
+  constructor(
+    private readonly name: NavigationToolName,
+    private readonly service: IndexService,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.schema = z.object(toolInputs[navigationToolNames[name]]);
+  }
+
+  prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<Input>): vscode.PreparedToolInvocation {
+    return { invocationMessage: invocationMessage(this.name, options.input ?? {}) };
+  }
+
+  async invoke(
+    options: vscode.LanguageModelToolInvocationOptions<Input>,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
+    const answer = (value: string) => new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(value)]);
+    if (!vscode.workspace.isTrusted) {
+      return answer(
+        'Project Knowledge is unavailable: this workspace is not trusted, so no project source may be read. ' +
+          'Ask the user to trust the workspace, or continue without project context.',
+      );
+    }
+    const parsed = this.schema.safeParse(options.input ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return answer(`Invalid input for ${this.name}: ${issue ? `${issue.path.join('.') || 'input'}: ${issue.message}` : 'bad arguments'}.`);
+    }
+    const folders = this.service.queryableFolders();
+    if (folders.length === 0)
+      return answer('Project Knowledge has no index yet for this workspace; it may still be indexing. Try again shortly.');
+    const tool = navigationToolNames[this.name];
+    const texts: string[] = [];
+    const errors: string[] = [];
+    for (const { folder, projectKey } of folders) {
+      if (token.isCancellationRequested) return answer('Cancelled.');
+      try {
+        const result = await runTool(folderEngine(this.service.engine(), projectKey), tool, parsed.data as never);
+        texts.push(folders.length > 1 ? `Folder ${folder.name}:\n${result.text}` : result.text);
+        // A citation names one folder's file: the first folder that holds it answers.
+        if (tool === 'read') break;
+      } catch (error) {
+        this.log.warn(`${this.name} in ${folder.name}: ${oneLine(error)}`);
+        errors.push(folders.length > 1 ? `${folder.name}: ${oneLine(error)}` : oneLine(error));
+      }
+    }
+    if (texts.length === 0) return answer(`Project Knowledge ${tool} failed: ${errors.join(' | ')}`);
+    return new vscode.LanguageModelToolResult(texts.map((text) => new vscode.LanguageModelTextPart(text)));
+  }
+}
+
+export function registerNavigationTools(service: IndexService, log: vscode.LogOutputChannel): vscode.Disposable[] {
+  if (!vscode.lm?.registerTool) return [];
+  return (Object.keys(navigationToolNames) as NavigationToolName[]).map((name) =>
+    vscode.lm.registerTool(name, new NavigationTool(name, service, log)),
+  );
+}
