@@ -1,8 +1,5 @@
 import * as vscode from 'vscode';
-import { z } from 'zod';
-import { formatHealth } from '../core/health';
-import { runTool, toolInputs, type ToolEngine, type ToolName } from '../core/tools/toolSet';
-import type { EngineClient } from '../core/worker/engineClient';
+import type { ToolName } from '../core/tools/toolSet';
 import type { IndexService } from './indexService';
 
 /**
@@ -20,19 +17,6 @@ export const navigationToolNames = {
 
 type NavigationToolName = keyof typeof navigationToolNames;
 type Input = Record<string, unknown>;
-
-/** The engine of one folder, reached through the worker. */
-function folderEngine(client: EngineClient, projectKey: string): ToolEngine {
-  return {
-    context: (query, options) => client.request('context', { projectKey, query, options }),
-    findSymbol: (input) => client.request('findSymbol', { projectKey, input }),
-    references: (input) => client.request('references', { projectKey, input }),
-    outline: (input) => client.request('outline', { projectKey, input }),
-    read: (citation) => client.request('read', { projectKey, citation }),
-    health: () => client.request('health', { projectKey }),
-    formatHealth,
-  };
-}
 
 function invocationMessage(name: NavigationToolName, input: Input): string {
   const value = (key: string) => String(input?.[key] ?? '').slice(0, 80);
@@ -59,15 +43,11 @@ function oneLine(error: unknown): string {
 }
 
 export class NavigationTool implements vscode.LanguageModelTool<Input> {
-  private readonly schema;
-
   constructor(
     private readonly name: NavigationToolName,
     private readonly service: IndexService,
     private readonly log: vscode.LogOutputChannel,
-  ) {
-    this.schema = z.object(toolInputs[navigationToolNames[name]]);
-  }
+  ) {}
 
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<Input>): vscode.PreparedToolInvocation {
     return { invocationMessage: invocationMessage(this.name, options.input ?? {}) };
@@ -84,11 +64,6 @@ export class NavigationTool implements vscode.LanguageModelTool<Input> {
           'Ask the user to trust the workspace, or continue without project context.',
       );
     }
-    const parsed = this.schema.safeParse(options.input ?? {});
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return answer(`Invalid input for ${this.name}: ${issue ? `${issue.path.join('.') || 'input'}: ${issue.message}` : 'bad arguments'}.`);
-    }
     const folders = this.service.queryableFolders();
     if (folders.length === 0)
       return answer('Project Knowledge has no index yet for this workspace; it may still be indexing. Try again shortly.');
@@ -98,11 +73,15 @@ export class NavigationTool implements vscode.LanguageModelTool<Input> {
     for (const { folder, projectKey } of folders) {
       if (token.isCancellationRequested) return answer('Cancelled.');
       try {
-        const result = await runTool(folderEngine(this.service.engine(), projectKey), tool, parsed.data as never);
+        // The worker checks the input against the tool's schema and runs the MCP server's implementation.
+        const result = await this.service.engine().request('tool', { projectKey, name: tool, input: options.input ?? {} });
         texts.push(folders.length > 1 ? `Folder ${folder.name}:\n${result.text}` : result.text);
         // A citation names one folder's file: the first folder that holds it answers.
         if (tool === 'read') break;
       } catch (error) {
+        // The input is the same for every folder: a schema refusal from the worker answers at once.
+        const invalid = /^invalid input for \w+: (.*)$/.exec(oneLine(error));
+        if (invalid) return answer(`Invalid input for ${this.name}: ${invalid[1]}.`);
         this.log.warn(`${this.name} in ${folder.name}: ${oneLine(error)}`);
         errors.push(folders.length > 1 ? `${folder.name}: ${oneLine(error)}` : oneLine(error));
       }

@@ -4,6 +4,7 @@ import type { Health } from '../health';
 import { formatFindSymbol, formatOutline, formatReferences } from '../navigation/format';
 import type { ReferencesInput, ReferencesResult } from '../navigation/references';
 import type { FindSymbolInput, FindSymbolResult, OutlineInput, OutlineResult } from '../navigation/symbols';
+import { NavigationInputError } from '../navigation/inputError';
 import { citationOf, type RetrieveOptions } from '../retrieval/retrieve';
 import { quoteSnippet } from '../retrieval/prompt';
 
@@ -184,4 +185,20 @@ export async function runTool<Name extends ToolName>(engine: ToolEngine, name: N
     default:
       throw new Error(`Unknown tool ${String(name)}`);
   }
+}
+
+/**
+ * Checks raw input against the tool's schema, then runs it: what agent mode sends through the
+ * extension's worker, so the extension bundle carries neither zod nor the engine.
+ */
+export async function runToolWithInput(engine: ToolEngine, name: ToolName, input: unknown): Promise<ToolAnswer> {
+  const schema = toolInputs[name] as z.ZodRawShape | undefined;
+  if (!schema) throw new NavigationInputError(`unknown tool ${JSON.stringify(String(name)).slice(0, 80)}`);
+  const parsed = z.object(schema).safeParse(input ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue ? `${issue.path.join('.') || 'input'}: ${issue.message}` : 'bad arguments';
+    throw new NavigationInputError(`invalid input for ${name}: ${where}`);
+  }
+  return runTool(engine, name, parsed.data as never);
 }

@@ -3,6 +3,7 @@ import { parentPort } from 'node:worker_threads';
 import { ProjectEngine } from '../engine';
 import { countingPorts, nodePorts, type Logger, type PortCounters } from '../ports';
 import { createStructuralParsers } from '../parsing/structuralParsers';
+import { runToolWithInput } from '../tools/toolSet';
 import type { RequestMap, RequestMessage, RequestName, WorkerMessage } from './protocol';
 
 /**
@@ -74,6 +75,7 @@ const handlers: Handlers = {
   references: ({ projectKey, input }) => engineFor(projectKey).references(input),
   outline: ({ projectKey, input }) => engineFor(projectKey).outline(input),
   read: ({ projectKey, citation }) => engineFor(projectKey).read(citation),
+  tool: ({ projectKey, name, input }) => runToolWithInput(engineFor(projectKey), name, input),
   files: ({ projectKey }) => engineFor(projectKey).files(),
   fileItems: ({ projectKey, path: relativePath }) => engineFor(projectKey).fileItems(relativePath),
   async close({ projectKey }) {

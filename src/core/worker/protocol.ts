@@ -7,6 +7,7 @@ import type { SyncProgress, SyncReport } from '../sync';
 import type { ContextBlocks, ReadSnippet } from '../engine';
 import type { ReferencesInput, ReferencesResult } from '../navigation/references';
 import type { FindSymbolInput, FindSymbolResult, OutlineInput, OutlineResult } from '../navigation/symbols';
+import type { ToolAnswer, ToolName } from '../tools/toolSet';
 
 /** Messages between an engine client and the worker thread that owns the engines. */
 export type EngineOptionsInput = Partial<Omit<EngineOptions, 'bounds'>> & { bounds?: Partial<IndexBounds> };
@@ -26,6 +27,8 @@ export interface RequestMap {
   references: { params: { projectKey: string; input: ReferencesInput }; result: ReferencesResult };
   outline: { params: { projectKey: string; input: OutlineInput }; result: OutlineResult };
   read: { params: { projectKey: string; citation: string }; result: ReadSnippet };
+  /** One agent tool, its raw input checked in the worker (the same `runTool` as `pk mcp`). */
+  tool: { params: { projectKey: string; name: ToolName; input: unknown }; result: ToolAnswer };
   files: { params: { projectKey: string }; result: TreeFile[] };
   fileItems: { params: { projectKey: string; path: string }; result: TreeItem[] };
   close: { params: { projectKey: string }; result: null };
