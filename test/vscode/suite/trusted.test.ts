@@ -21,6 +21,7 @@ describe('trusted workspace', () => {
   before(async () => {
     const api = await activeApi();
     await waitFor('the first index', () => api.service.statuses().some((status) => status.state === 'ready'), 60_000);
+    await api.service.whenIdle();
   });
 
   it('activates quickly and indexes on its own', async () => {
@@ -123,6 +124,20 @@ describe('trusted workspace', () => {
     assert.equal(status.loadedFromDisk, true);
     assert.equal(status.lastReport?.read, 0);
     assert.equal(status.lastReport?.reindexed, 0);
+  });
+
+  it('settles a sync only with the syncs queued behind it, so the state it leaves is final', async () => {
+    const api = await activeApi();
+    await api.service.whenIdle();
+    const status = api.service.statuses()[0];
+    const first = api.service.runSync(status);
+    // Requested while the first runs: it is queued, and the promise of the first covers it.
+    const queued = api.service.runSync(status, true);
+    await first;
+    assert.equal(status.lastReport?.full, true, 'the queued full rescan ran before the first promise settled');
+    assert.equal(status.state, 'ready');
+    await queued;
+    assert.equal(status.state, 'ready');
   });
 
   it('rebuilds on demand with a full rescan', async () => {
