@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { ProjectEngine } from '../../src/core/engine';
 import { nodePorts, readWhole, type EnginePorts } from '../../src/core/ports';
@@ -290,7 +291,7 @@ describe('persistence', () => {
     const engine = await openEngine(project.root, { dbPath });
     await engine.sync();
     await engine.close();
-    const directory = fs.readdirSync(require('node:path').dirname(dbPath));
+    const directory = fs.readdirSync(path.dirname(dbPath));
     assert.deepEqual(directory, ['index.sqlite']);
   });
 });

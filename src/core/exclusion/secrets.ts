@@ -155,7 +155,7 @@ function tokenWithin(value: string): SecretRule | undefined {
  * factored by their first letters, which lets the regex engine skip faster.
  */
 const candidatePattern =
-  /((?:p(?:ass(?:word|wd|phrase)?|wd)|secret|token|key|auth|credentials?)(?:[_.\-]?(?:value|base|b64|base64|hex|str|string|raw|plain|text))?(?=["'`]?\]?[ \t]{0,8}(?:[:=!>]|\+=)|[ \t]{1,8}[A-Za-z_][\w.[\]*]{0,30}[ \t]*=(?!=)))|A(?:KIA|SIA|Iza)|g(?:h[pousr]_|ithub_pat_)|xox[abeoprs]-|-{4,5} ?BEGIN|PuTTY-User|hooks\.slack|[rs]k_(?:live|test)_|npm_|eyJ/gi;
+  /((?:p(?:ass(?:word|wd|phrase)?|wd)|secret|token|key|auth|credentials?)(?:[_.-]?(?:value|base|b64|base64|hex|str|string|raw|plain|text))?(?=["'`]?\]?[ \t]{0,8}(?:[:=!>]|\+=)|[ \t]{1,8}[A-Za-z_][\w.[\]*]{0,30}[ \t]*=(?!=)))|A(?:KIA|SIA|Iza)|g(?:h[pousr]_|ithub_pat_)|xox[abeoprs]-|-{4,5} ?BEGIN|PuTTY-User|hooks\.slack|[rs]k_(?:live|test)_|npm_|eyJ/gi;
 
 const keywordPattern = /^(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|auth|credentials?)/i;
 
@@ -239,7 +239,7 @@ function isSecretName(text: string, index: number, keyword: string): boolean {
  * random password that merely starts with `%`, `@`, `#`, `*` or `&`, or holds `%S!`, is still one.
  */
 const valuePlaceholderPattern =
-  /^[{<[(]|^\$[A-Za-z_]\w*$|^%[A-Za-z_]\w*%$|^@[A-Za-z_][\w-]*[.:][\w.:-]*$|^&[A-Za-z]\w{0,15};$|^#\{|\$\{|\{\{|\}\}|%\(|<[^>]*>|process\.env|environ|getenv|\benv\b|changeme|change[_\-]?me|example|placeholder|your|xxxx|\*\*\*|\.\.\.|dummy|fake|sample|redacted|replace|insert|todo|test|mock|secret|password|token|undefined|null|none|localhost|lorem|foobar|123456|abcdef|qwerty|pass|admin|user|guest|demo|default|welcome|letmein/i;
+  /^[{<[(]|^\$[A-Za-z_]\w*$|^%[A-Za-z_]\w*%$|^@[A-Za-z_][\w-]*[.:][\w.:-]*$|^&[A-Za-z]\w{0,15};$|^#\{|\$\{|\{\{|\}\}|%\(|<[^>]*>|process\.env|environ|getenv|\benv\b|changeme|change[_-]?me|example|placeholder|your|xxxx|\*\*\*|\.\.\.|dummy|fake|sample|redacted|replace|insert|todo|test|mock|secret|password|token|undefined|null|none|localhost|lorem|foobar|123456|abcdef|qwerty|pass|admin|user|guest|demo|default|welcome|letmein/i;
 
 /** A printf-style slot (`db-%s`, `%s:%s`), case-sensitive. */
 const formatPlaceholderPattern = /%s(?=$|[\s'"/:.,;_-])/;
@@ -338,7 +338,7 @@ function assignmentAt(text: string, index: number, name: string, bareAllowed: bo
   const vendorRule = tokenWithin(value);
   if (vendorRule) return vendorRule;
   const fullName = nameEndingAt(text, index + name.length);
-  return /secret[_.\-]?access[_.\-]?key$/i.test(fullName) && /^[A-Za-z0-9/+]{40}$/.test(value) ? 'aws-secret-access-key' : 'secret-assignment';
+  return /secret[_.-]?access[_.-]?key$/i.test(fullName) && /^[A-Za-z0-9/+]{40}$/.test(value) ? 'aws-secret-access-key' : 'secret-assignment';
 }
 
 /** The first vendor token or secret assignment in the text. */
@@ -355,13 +355,13 @@ function findCandidate(text: string, relativePath: string): Hit | undefined {
 
 function nameEndingAt(text: string, end: number): string {
   let start = end;
-  while (start > 0 && end - start < 80 && /[\w.\-]/.test(text[start - 1])) start--;
+  while (start > 0 && end - start < 80 && /[\w.-]/.test(text[start - 1])) start--;
   return text.slice(start, end);
 }
 
 // --- Credentials in URLs ----------------------------------------------------------------------
 
-const urlUserInfoPattern = /([^\s:@/?#"'`<>\\]{1,64}):([^\s@/?#"'`<>\\]{1,128})@(?<host>[A-Za-z0-9.\-]{1,253})/y;
+const urlUserInfoPattern = /([^\s:@/?#"'`<>\\]{1,64}):([^\s@/?#"'`<>\\]{1,128})@(?<host>[A-Za-z0-9.-]{1,253})/y;
 /** Hosts of documentation and local development, whose passwords are not worth a secret. */
 const exampleHostPattern = /(?:^|\.)(?:example|localhost|test|invalid|local)(?:\.(?:com|org|net))?$|^127\.|^0\.0\.0\.0$/i;
 
@@ -430,6 +430,6 @@ export function findSecret(text: string, relativePath: string): SecretFinding | 
   };
   consider(findCandidate(text, relativePath));
   consider(findUrlCredentials(text, best?.index ?? Infinity));
-  const found = best as Hit | undefined;
+  const found = best;
   return found ? { rule: found.rule, line: lineAt(text, found.index) } : undefined;
 }

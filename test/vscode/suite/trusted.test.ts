@@ -48,7 +48,8 @@ describe('trusted workspace', () => {
 
   it('registers every command in package.json and no other', async () => {
     const extension = vscode.extensions.getExtension(extensionId);
-    const declared = (extension?.packageJSON.contributes.commands as Array<{ command: string }>).map((entry) => entry.command).sort();
+    const manifest = extension?.packageJSON as { contributes: { commands: Array<{ command: string }> } } | undefined;
+    const declared = (manifest?.contributes.commands ?? []).map((entry) => entry.command).sort();
     // VS Code adds view commands (`projectKnowledge.index.focus`, ...) of its own.
     const registered = (await vscode.commands.getCommands(true)).filter((command) => command.startsWith('projectKnowledge.') && !command.startsWith('projectKnowledge.index.')).sort();
     assert.deepEqual(registered, declared);
