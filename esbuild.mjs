@@ -18,8 +18,11 @@ for (const [name, file] of Object.entries(optional)) {
   if (fs.existsSync(path.join(root, file))) entryPoints[name] = file;
 }
 
-await esbuild.build({
+const built = await esbuild.build({
   entryPoints,
+  // dist/metafile.json records every bundle's inputs: test/core/bundle.test.ts checks that
+  // extension.js carries no sql.js or tree-sitter (it is not packaged: .vscodeignore allowlists).
+  metafile: true,
   outdir: dist,
   bundle: true,
   platform: 'node',
@@ -32,6 +35,8 @@ await esbuild.build({
   minify: production,
   logLevel: 'warning',
 });
+
+fs.writeFileSync(path.join(dist, 'metafile.json'), JSON.stringify(built.metafile));
 
 const copies = [['node_modules/sql.js/dist/sql-wasm.wasm', 'sql-wasm.wasm'], ['node_modules/web-tree-sitter/web-tree-sitter.wasm', 'web-tree-sitter.wasm']];
 for (const [from, to] of copies) fs.copyFileSync(path.join(root, from), path.join(dist, to));

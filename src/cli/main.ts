@@ -2,10 +2,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { canonicalRoot, RootRefusedError } from '../core/discovery';
-import { ProjectEngine, UserInputError } from '../core/engine';
+import { parseCitation, ProjectEngine, UserInputError } from '../core/engine';
 import { sha256Hex } from '../core/hashing';
 import { nodePorts, type Logger } from '../core/ports';
 import { citationOf } from '../core/retrieval/retrieve';
+import { displayText } from '../core/safeText';
 import { createStructuralParsers } from '../core/parsing/structuralParsers';
 import { parseArgs, positiveInteger, UsageError } from './args';
 
@@ -30,8 +31,8 @@ export function defaultDbPath(canonicalRoot: string): string {
 function stderrLogger(): Logger {
   return {
     info: () => undefined,
-    warn: (message) => process.stderr.write(`pk: ${message}\n`),
-    error: (message) => process.stderr.write(`pk: ${message}\n`),
+    warn: (message) => process.stderr.write(`pk: ${displayText(message)}\n`),
+    error: (message) => process.stderr.write(`pk: ${displayText(message)}\n`),
   };
 }
 
@@ -68,6 +69,25 @@ function print(value: string): void {
   process.stdout.write(value.endsWith('\n') ? value : `${value}\n`);
 }
 
+/**
+ * One line of plain output whose fields come from the project (paths, symbol names, messages):
+ * controls, line separators, bidi, zero-width and tag characters are shown as `\uXXXX`
+ * (`displayText`), so nothing a file name or declaration holds can move the cursor, recolour the
+ * terminal, reorder the line or start a new one.
+ */
+function printLine(line: string): void {
+  print(displayText(line));
+}
+
+/**
+ * One JSON document on one line, escaped like `quoteJson`: unsafe characters can only occur
+ * inside its strings, so every JSON parser reads back the same value while a terminal shows them
+ * as `\uXXXX`.
+ */
+function printJson(value: unknown): void {
+  print(displayText(JSON.stringify(value)));
+}
+
 async function run(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
   if (args.flags.has('--help') || args.flags.has('-h') || args.command === 'help') {
@@ -89,11 +109,11 @@ async function run(argv: string[]): Promise<number> {
       const engine = await openEngine(args.positionals[0] ?? root, args.flags.get('--db'), semantic);
       try {
         const report = await engine.sync({ full: args.flags.has('--full'), onProgress: progressReporter() });
-        if (json) print(JSON.stringify(report));
+        if (json) printJson(report);
         else {
-          print(`Indexed ${report.root}: ${report.discovered} files found, ${report.reindexed} (re)indexed, ${report.unchanged} unchanged, ${report.removed} removed, ${report.excluded} excluded in ${report.durationMs} ms.`);
-          for (const note of report.boundNotes) print(`Bound: ${note}`);
-          for (const error of report.errors) print(`Error: ${error}`);
+          printLine(`Indexed ${report.root}: ${report.discovered} files found, ${report.reindexed} (re)indexed, ${report.unchanged} unchanged, ${report.removed} removed, ${report.excluded} excluded in ${report.durationMs} ms.`);
+          for (const note of report.boundNotes) printLine(`Bound: ${note}`);
+          for (const error of report.errors) printLine(`Error: ${error}`);
         }
       } finally {
         await engine.close();
@@ -109,23 +129,23 @@ async function run(argv: string[]): Promise<number> {
         if (args.command === 'search') {
           const retrieval = await engine.search(query, { limit: positiveInteger(args.flags, '--limit') });
           if (json) {
-            print(JSON.stringify({
+            printJson({
               results: retrieval.results.map((result) => ({
                 path: result.path, startLine: result.startLine, endLine: result.endLine, score: result.score,
                 symbol: result.symbol, reason: result.reason, sha256: result.sha256, citation: result.citation,
               })),
               manifest: retrieval.manifest,
-            }));
+            });
           } else if (retrieval.results.length === 0) {
-            print(retrieval.manifest.note ?? 'No results.');
+            printLine(retrieval.manifest.note ?? 'No results.');
           } else {
             for (const result of retrieval.results) {
-              print(`${result.score.toFixed(1).padStart(6)}  ${result.path}:${result.startLine}-${result.endLine}  ${result.reason}${result.symbol ? `  ${result.symbol}` : ''}`);
+              printLine(`${result.score.toFixed(1).padStart(6)}  ${result.path}:${result.startLine}-${result.endLine}  ${result.reason}${result.symbol ? `  ${result.symbol}` : ''}`);
             }
           }
         } else {
           const context = await engine.context(query, { budgetTokens: positiveInteger(args.flags, '--budget'), limit: positiveInteger(args.flags, '--limit') });
-          if (json) print(JSON.stringify({ preamble: context.preamble, blocks: context.blocks, manifest: context.retrieval.manifest }));
+          if (json) printJson({ preamble: context.preamble, blocks: context.blocks, manifest: context.retrieval.manifest });
           else print([context.preamble, ...context.blocks, context.summary].join('\n\n'));
         }
       } finally {
@@ -139,8 +159,8 @@ async function run(argv: string[]): Promise<number> {
       try {
         await ensureIndexed(engine);
         const symbols = await engine.symbols();
-        if (json) print(JSON.stringify(symbols.map((symbol) => ({ path: symbol.path, name: symbol.name, qualifiedName: symbol.qualifiedName, kind: symbol.kind, startLine: symbol.startLine, endLine: symbol.endLine }))));
-        else for (const symbol of symbols) print(`${symbol.path}:${symbol.startLine}-${symbol.endLine}  ${symbol.kind}  ${symbol.qualifiedName}`);
+        if (json) printJson(symbols.map((symbol) => ({ path: symbol.path, name: symbol.name, qualifiedName: symbol.qualifiedName, kind: symbol.kind, startLine: symbol.startLine, endLine: symbol.endLine })));
+        else for (const symbol of symbols) printLine(`${symbol.path}:${symbol.startLine}-${symbol.endLine}  ${symbol.kind}  ${symbol.qualifiedName}`);
       } finally {
         await engine.close();
       }
@@ -148,10 +168,13 @@ async function run(argv: string[]): Promise<number> {
     }
     case 'get': {
       const citation = needsQuery('get');
+      parseCitation(citation);
       const engine = await openEngine(root, args.flags.get('--db'));
       try {
+        // get serves only what the index holds, so a root never indexed is indexed first (after the citation parsed), as for search.
+        await ensureIndexed(engine);
         const snippet = await engine.get(citation);
-        if (json) print(JSON.stringify({ ...snippet, citation: citationOf(snippet) }));
+        if (json) printJson({ ...snippet, citation: citationOf(snippet) });
         else print(snippet.text);
       } finally {
         await engine.close();
@@ -164,7 +187,8 @@ async function run(argv: string[]): Promise<number> {
       try {
         const health = await engine.health();
         if (engine.openNote) health.warnings.unshift(engine.openNote);
-        print(json ? JSON.stringify(health) : engine.formatHealth(health));
+        if (json) printJson(health);
+        else print(engine.formatHealth(health));
       } finally {
         await engine.close();
       }
@@ -187,15 +211,15 @@ export async function main(argv: string[]): Promise<number> {
     return await run(argv);
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`pk: ${error.message}\n${usage}\n`);
+      process.stderr.write(`pk: ${displayText(error.message)}\n${usage}\n`);
       return 2;
     }
     if (error instanceof UserInputError || error instanceof RootRefusedError) {
-      process.stderr.write(`pk: ${error.message}\n`);
+      process.stderr.write(`pk: ${displayText(error.message)}\n`);
       return 1;
     }
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`pk: ${message.split('\n')[0]}\n`);
+    process.stderr.write(`pk: ${displayText(message.split('\n')[0])}\n`);
     return 1;
   }
 }

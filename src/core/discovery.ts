@@ -130,10 +130,14 @@ export async function discover(rootInput: string, bounds: IndexBounds, excludeGl
   const boundNotes: string[] = [];
   let pkignore = new IgnoreRules([]);
   try {
-    const bytes = await ports.fs.readBinary(path.join(root, '.pkignore'));
+    // Read like any project file: a .pkignore that is a link, a FIFO or too large is refused, never followed or waited on.
+    const { bytes } = ports.fs.readFileBlocking(root, '.pkignore', bounds.maxFileBytes);
     pkignore = IgnoreRules.fromText(Buffer.from(bytes).toString('utf8'));
-  } catch {
-    // No .pkignore is the common case.
+  } catch (error) {
+    // No .pkignore is the common case; any other failure is said once and the file's rules are left out.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      ports.log.warn(`.pkignore was not read: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
   const userRules = new IgnoreRules(excludeGlobs);
 

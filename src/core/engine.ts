@@ -1,17 +1,19 @@
-import * as path from 'node:path';
 import { canonicalRoot } from './discovery';
 import { sha256Hex } from './hashing';
 import { formatHealth, healthOf, type Health } from './health';
 import { resolveOptions, type EngineOptions, type IndexBounds } from './options';
 import type { ChunkParser } from './parsing/chunkParser';
 import { ParserChain } from './parsing/parserChain';
-import { FileTooLargeError, type EnginePorts } from './ports';
+import { projectSegments } from './containedRead';
+import { classifyPath } from './exclusion/pathRules';
+import type { EnginePorts } from './ports';
 import { quoteSnippet, quotedDataPreamble } from './retrieval/prompt';
 import { relevanceOf, retrieve, type Retrieval, type RetrieveOptions } from './retrieval/retrieve';
 import { summarizeManifest } from './retrieval/manifest';
 import type { Embedder } from './retrieval/vectors';
 import { IndexStore, type SymbolRow } from './store';
-import { syncKnownFiles, syncProject, type SyncProgress, type SyncReport, type SyncContext } from './sync';
+import { readIndexable, syncKnownFiles, syncProject, type SyncProgress, type SyncReport, type SyncContext } from './sync';
+import { displayText } from './safeText';
 import { splitLines } from './tokens';
 import type { TreeFile, TreeItem } from './worker/protocol';
 
@@ -25,7 +27,12 @@ export interface OpenEngineOptions {
   ports: EnginePorts;
   /** Hybrid mode's embedding function (default: the local feature hasher); tests inject failing ones. */
   embedder?: Embedder;
+  /** How long a save waits for another writer's lock on the database (default two minutes). */
+  lockTimeoutMs?: number;
 }
+
+/** Syncs again after another writer replaced the database at most this many times before giving up. */
+const maxReloads = 5;
 
 /** Raised for bad user input (citations, arguments); its message is one line for the user. */
 export class UserInputError extends Error {
@@ -66,17 +73,41 @@ export class ProjectEngine {
   private queue: Promise<unknown> = Promise.resolve();
   private lastErrors: string[] = [];
 
-  private constructor(private readonly project: SyncContext, readonly dbPath: string | undefined, readonly openNote: string | undefined, readonly loadedFromDisk: boolean) {}
+  private constructor(
+    private readonly project: SyncContext, readonly dbPath: string | undefined, readonly openNote: string | undefined,
+    readonly loadedFromDisk: boolean, private readonly lockTimeoutMs: number | undefined,
+  ) {}
 
   static async open(input: OpenEngineOptions): Promise<ProjectEngine> {
     const root = await canonicalRoot(input.root, input.ports);
     const options = resolveOptions(input.options);
-    const { store, discardedReason, loaded } = await IndexStore.open(input.dbPath, root, input.ports);
+    const opened = await IndexStore.open(input.dbPath, root, input.ports, { lockTimeoutMs: input.lockTimeoutMs });
+    const { store, discardedReason, loaded } = opened;
     const context: SyncContext = {
       root, projectId: sha256Hex(root).slice(0, 16), options, ports: input.ports, store,
       parsers: new ParserChain(input.parsers ?? []), embedder: input.embedder,
     };
-    return new ProjectEngine(context, input.dbPath, discardedReason, loaded);
+    return new ProjectEngine(context, input.dbPath, discardedReason, loaded, input.lockTimeoutMs);
+  }
+
+  /**
+   * A sync whose save found the database replaced by another writer (`supersededOnDisk`) is not
+   * saved over it: the engine reads that writer's index and syncs the live files into it again,
+   * so both writers' work survives (see ARCHITECTURE.md, "The database file").
+   */
+  private async syncOverOtherWriters(
+    full: boolean, options: { onProgress?: (progress: SyncProgress) => void; signal?: AbortSignal; persist?: boolean },
+  ): Promise<SyncReport> {
+    const persist = options.persist !== false;
+    for (let reloads = 0; ; reloads++) {
+      const report = await syncProject(this.project, full, options.onProgress, options.signal, persist);
+      if (!persist || !this.project.store.supersededOnDisk) return report;
+      if (reloads === maxReloads) throw new Error(`The index ${this.dbPath} kept being replaced by other writers; this sync is not saved.`);
+      this.project.ports.log.info(`Another process wrote ${this.dbPath}; reading it and syncing again.`);
+      const { store } = await IndexStore.open(this.dbPath, this.project.root, this.project.ports, { lockTimeoutMs: this.lockTimeoutMs });
+      this.project.store.close();
+      this.project.store = store;
+    }
   }
 
   get root(): string {
@@ -97,7 +128,7 @@ export class ProjectEngine {
   sync(options: { full?: boolean; onProgress?: (progress: SyncProgress) => void; signal?: AbortSignal; persist?: boolean } = {}): Promise<SyncReport> {
     return this.serialize(async () => {
       try {
-        const report = await syncProject(this.project, options.full === true, options.onProgress, options.signal, options.persist !== false);
+        const report = await this.syncOverOtherWriters(options.full === true, options);
         this.lastErrors = report.errors.slice(-10);
         return report;
       } catch (error) {
@@ -127,31 +158,52 @@ export class ProjectEngine {
     return this.serialize(async () => this.project.store.symbols());
   }
 
-  /** The cited lines of the live file; refuses when the live SHA-256 differs from the cited one. */
+  /**
+   * The cited lines of the live file. Only a path the index holds as current is served, and only
+   * after the live checks of a sync pass again (contained, regular file, size, text, no secret),
+   * with or without a cited hash; a cited hash must equal the live one. Anything else is a
+   * one-line refusal naming the reason.
+   */
   get(citation: string): Promise<{ path: string; startLine: number; endLine: number; sha256: string; text: string }> {
     return this.serialize(async () => {
       const parsed = parseCitation(citation);
-      const absolute = path.resolve(this.project.root, parsed.path);
-      if (absolute !== this.project.root && !absolute.startsWith(this.project.root + path.sep)) throw new UserInputError(`The path ${parsed.path} is outside the project.`);
-      const exclusion = this.project.store.exclusion(parsed.path);
-      if (exclusion) throw new UserInputError(`The file ${parsed.path} is excluded from the index (${exclusion.reason}).`);
-      let bytes: Uint8Array;
-      try {
-        ({ bytes } = this.project.ports.fs.readFileBlocking(absolute, this.project.options.bounds.maxFileBytes));
-      } catch (error) {
-        if (error instanceof FileTooLargeError) throw new UserInputError(`The file ${parsed.path} is larger than the file bound.`);
-        throw new UserInputError(`Cannot read ${parsed.path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      const shown = displayText(parsed.path);
+      this.refuseUnindexed(parsed.path, shown);
+      const read = readIndexable(this.project, parsed.path);
+      if (read.kind === 'vanished') throw new UserInputError(`The file ${shown} no longer exists.`);
+      if (read.kind === 'excluded') {
+        throw new UserInputError(`The file ${shown} is not served: ${read.reason}${read.detail ? ` (${displayText(read.detail)})` : ''}.`);
       }
-      const sha256 = sha256Hex(bytes);
+      const { sha256 } = read;
       if (parsed.sha256 && parsed.sha256 !== sha256) {
-        throw new UserInputError(`The file ${parsed.path} changed since it was cited (live SHA-256 ${sha256}).`);
+        throw new UserInputError(`The file ${shown} changed since it was cited (live SHA-256 ${sha256}).`);
       }
-      const text = Buffer.from(bytes).toString('utf8').replace(/^\uFEFF/, '');
-      const lines = splitLines(text);
-      if (parsed.startLine > lines.length) throw new UserInputError(`${parsed.path} has only ${lines.length} lines.`);
+      const lines = splitLines(read.text.replace(/^\uFEFF/, ''));
+      if (parsed.startLine > lines.length) throw new UserInputError(`${shown} has only ${lines.length} lines.`);
       const endLine = Math.min(parsed.endLine, lines.length);
       return { path: parsed.path, startLine: parsed.startLine, endLine, sha256, text: lines.slice(parsed.startLine - 1, endLine).join('\n') };
     });
+  }
+
+  /** Throws unless the index holds `relativePath` as a current, not excluded file. */
+  private refuseUnindexed(relativePath: string, shown: string): void {
+    try {
+      projectSegments(relativePath);
+    } catch {
+      throw new UserInputError(`The path ${shown} is outside the project.`);
+    }
+    const { store } = this.project;
+    const segments = relativePath.split('/');
+    // A walk without git records a whole excluded folder once, as `dir/`; a linked folder is recorded as `dir` (a symlink).
+    const ancestors = segments.slice(0, -1).map((_, index) => segments.slice(0, index + 1).join('/'));
+    const recorded = [relativePath, ...ancestors.flatMap((ancestor) => [ancestor, `${ancestor}/`])]
+      .map((entry) => store.exclusion(entry)).find((entry) => entry !== undefined);
+    if (recorded) throw new UserInputError(`The file ${shown} is excluded from the index (${recorded.reason}).`);
+    const rule = classifyPath(relativePath);
+    if (rule) throw new UserInputError(`The file ${shown} is never indexed (${rule}).`);
+    if (!store.file(relativePath)) {
+      throw new UserInputError(`The file ${shown} is not in the index (ignored, never discovered, or new since the last sync).`);
+    }
   }
 
   /** Indexed files for the tree view, sorted by path. */
@@ -186,7 +238,11 @@ export class ProjectEngine {
     return formatHealth(health);
   }
 
-  /** Persists pending changes and frees the database. */
+  /**
+   * Persists pending changes and frees the database. Changes another writer's newer file
+   * supersedes are dropped, not saved over it: they are derived from the live files, which the
+   * next sync reads again.
+   */
   async close(): Promise<void> {
     await this.serialize(async () => {
       await this.project.store.persist();

@@ -1,5 +1,7 @@
+import { displayText } from './safeText';
+// Types only: the extension bundles this module for `formatHealth`, and a value import of the
+// store would bring sql.js into extension.js (test/core/bundle.test.ts checks it does not).
 import type { IndexStore } from './store';
-import { schemaVersion } from './store';
 
 export interface Health {
   status: 'ready' | 'empty' | 'stale' | 'untrusted' | 'error';
@@ -37,7 +39,7 @@ export function healthOf(store: IndexStore, root: string, dbPath: string | undef
     status: state.indexedAt === null ? 'empty' : workingTreeNewerThanIndex ? 'stale' : 'ready',
     root,
     dbPath: dbPath ?? null,
-    schemaVersion,
+    schemaVersion: store.schemaVersion,
     files: counts.files,
     snippets: counts.snippets,
     staleSnippets: counts.staleSnippets,
@@ -57,7 +59,11 @@ export function healthOf(store: IndexStore, root: string, dbPath: string | undef
   };
 }
 
-/** A plain-text report for the CLI and the extension's Health Check. */
+/**
+ * A plain-text report for the CLI and the extension's Health Check. Each line goes through
+ * `displayText`: a root, branch or error message holding controls or bidi characters stays one
+ * visible line.
+ */
 export function formatHealth(health: Health): string {
   const lines = [
     `Project Knowledge health: ${health.status}`,
@@ -73,5 +79,5 @@ export function formatHealth(health: Health): string {
   for (const row of health.parserCoverage) lines.push(`  ${row.language}: ${row.parser} ${row.files}${row.reason ? ` (${row.reason})` : ''}`);
   for (const warning of health.warnings) lines.push(`Warning: ${warning}`);
   for (const error of health.lastErrors) lines.push(`Error: ${error}`);
-  return lines.join('\n');
+  return lines.map(displayText).join('\n');
 }

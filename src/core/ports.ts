@@ -1,11 +1,14 @@
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import { readContainedFileSync } from './containedRead';
 
 /**
  * The core reaches the outside world only through these ports, so the CLI, the tests and the
  * extension can each pass their own implementations and count what happened (the Restricted
- * Mode tests assert that nothing was enumerated, run or opened).
+ * Mode tests assert that nothing was enumerated, run or opened). The database file is the one
+ * exception: `databaseFile.ts` needs lstat, exclusive creation, fsync and process ids, so it uses
+ * `node:fs` itself (the Restricted Mode tests hold because no engine is opened there at all).
  */
 
 export interface FileStat {
@@ -22,15 +25,16 @@ export interface FileSystemHost {
   /** Entry names of one directory (not recursive, unsorted). */
   readdir(absolutePath: string): Promise<string[]>;
   /**
-   * Reads a whole regular file through one descriptor (the stat describes the bytes returned),
-   * without leaving the calling thread: four thread-pool round trips (open, stat, read, close)
-   * cost far more than reading a source file. The engine runs off the editor's thread (see
-   * `worker/`), so blocking it freezes nothing.
+   * Reads a whole regular file, named by its project-relative POSIX path under the canonical
+   * `root`, through one descriptor (the stat describes the bytes returned), without leaving the
+   * calling thread: four thread-pool round trips (open, stat, read, close) cost far more than
+   * reading a source file. The engine runs off the editor's thread (see `worker/`), so blocking it
+   * freezes nothing. Every project read goes through here, so this is where containment holds:
+   * a path through a symbolic link, leaving the root, or naming a FIFO, socket or device throws a
+   * `ContainmentError` and never blocks (`containedRead.ts`).
    */
-  readFileBlocking(absolutePath: string, maxBytes: number): { bytes: Uint8Array; stat: FileStat };
+  readFileBlocking(root: string, relativePath: string, maxBytes: number): { bytes: Uint8Array; stat: FileStat };
   readBinary(absolutePath: string): Promise<Uint8Array>;
-  writeFileAtomic(absolutePath: string, bytes: Uint8Array): Promise<void>;
-  exists(absolutePath: string): Promise<boolean>;
   homeDirectory(): string;
 }
 
@@ -66,12 +70,7 @@ function toStat(stat: fs.Stats): FileStat {
   };
 }
 
-/** An error that says the file grew past the bound while it was being read. */
-export class FileTooLargeError extends Error {
-  constructor(readonly size: number) {
-    super(`file is larger than the bound (${size} bytes)`);
-  }
-}
+export { ContainmentError, FileTooLargeError } from './containedRead';
 
 /**
  * Reads a whole file in pieces into one buffer. `fs.readFile` refuses files over 2 GiB, and an
@@ -104,45 +103,12 @@ export const nodeFileSystem: FileSystemHost = {
   readdir(absolutePath) {
     return fs.promises.readdir(absolutePath);
   },
-  readFileBlocking(absolutePath, maxBytes) {
-    // O_NOFOLLOW: a path that became a symbolic link after discovery is refused, not followed.
-    const descriptor = fs.openSync(absolutePath, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-    try {
-      const stat = toStat(fs.fstatSync(descriptor));
-      if (!stat.isFile) throw Object.assign(new Error('not a regular file'), { code: 'ENOTFILE' });
-      if (stat.size > maxBytes) throw new FileTooLargeError(stat.size);
-      const bytes = Buffer.allocUnsafe(stat.size);
-      let offset = 0;
-      while (offset < stat.size) {
-        const bytesRead = fs.readSync(descriptor, bytes, offset, stat.size - offset, offset);
-        if (bytesRead === 0) break;
-        offset += bytesRead;
-      }
-      return { bytes: bytes.subarray(0, offset), stat: { ...stat, size: offset } };
-    } finally {
-      fs.closeSync(descriptor);
-    }
+  readFileBlocking(root, relativePath, maxBytes) {
+    const { bytes, stat } = readContainedFileSync(root, relativePath, maxBytes);
+    return { bytes, stat: { ...toStat(stat), size: bytes.length } };
   },
   async readBinary(absolutePath) {
     return readWhole(absolutePath);
-  },
-  async writeFileAtomic(absolutePath, bytes) {
-    const temporary = `${absolutePath}.${process.pid}.${Date.now()}.tmp`;
-    await fs.promises.writeFile(temporary, bytes);
-    try {
-      await fs.promises.rename(temporary, absolutePath);
-    } catch (error) {
-      await fs.promises.rm(temporary, { force: true });
-      throw error;
-    }
-  },
-  async exists(absolutePath) {
-    try {
-      await fs.promises.access(absolutePath);
-      return true;
-    } catch {
-      return false;
-    }
   },
   homeDirectory() {
     return os.homedir();

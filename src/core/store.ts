@@ -1,13 +1,30 @@
 import type { Database, SqlJsStatic, SqlValue, Statement } from 'sql.js';
 import { ColumnLengths } from './columnLengths';
 import { CommonTermCounts, commonTermsSchema, documentCount } from './commonTerms';
+import {
+  acquireLock, currentIdentity, notOurDatabase, pauseForTests, readDatabaseFile, sweepTemporaryFiles, withLock,
+  writeDatabaseFile, type FileIdentity,
+} from './databaseFile';
 import type { ExclusionReason } from './exclusion/reasons';
 import type { EnginePorts } from './ports';
 import { declareRowFunction, loadSqlite, withRowFunction } from './sqlite';
 import { buildVocabulary, decodeWords, encodeWords, readVarints } from './termCodes';
 
-/** Bumped whenever the tables change; an older file is discarded and rebuilt, never migrated. */
-export const schemaVersion = 2;
+/**
+ * Bumped whenever the tables change, or the exclusion rules widen (3: more secret formats and
+ * secretlint), so rows admitted by older rules go; an older file is discarded and rebuilt, never migrated.
+ */
+export const schemaVersion = 3;
+
+/**
+ * The meta row that marks a SQLite file as a Project Knowledge index, so `--db` replaces only
+ * files that are ours (see `ownership`). Indexes written before it have no such row.
+ */
+const productKey = 'product';
+const productName = 'project-knowledge';
+
+/** How long a writer waits for another one's lock by default. */
+const defaultLockTimeoutMs = 120_000;
 
 const schema = `
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -118,6 +135,11 @@ export interface ProjectState {
   boundNotes: string[];
 }
 
+export interface StoreOpenOptions {
+  /** How long a save waits for another writer's lock before failing (default two minutes). */
+  lockTimeoutMs?: number;
+}
+
 export interface OpenResult {
   store: IndexStore;
   /** Set when a stored file existed but could not be used, saying why it was discarded. */
@@ -154,6 +176,8 @@ const fileColumns = 'path, sha256, bytes, mtime_ms, language, git_head, tracked,
  * calls the per-file operations here, each in its own transaction.
  */
 export class IndexStore {
+  /** The schema this store writes (for health, which must not import this module's values). */
+  readonly schemaVersion = schemaVersion;
   private statements = new Map<string, Statement>();
   private dirtySincePersist = false;
   private revisionCounter = 0;
@@ -163,39 +187,70 @@ export class IndexStore {
   /** Chunk counts of the common words, for ranking (see `commonTermCounts`). */
   private readonly commonTerms: CommonTermCounts;
 
+  /** What the database path held when this store read or last wrote it (see `persist`). */
+  private diskIdentity: FileIdentity = 'missing';
+  private superseded = false;
+  private lockTimeoutMs = defaultLockTimeoutMs;
+
   private constructor(private readonly SQL: SqlJsStatic, private db: Database, readonly dbPath: string | undefined, private readonly ports: EnginePorts) {
     this.columnLengths = new ColumnLengths(db, fullTextWeights.length);
     this.commonTerms = new CommonTermCounts(db);
   }
 
-  /** Opens the stored index for `root`, or a fresh one when it is missing, corrupt, stale in schema or of another root. */
-  static async open(dbPath: string | undefined, root: string, ports: EnginePorts): Promise<OpenResult> {
+  /**
+   * Opens the stored index for `root`, or a fresh one when the file is missing, empty, or an
+   * index of ours that is corrupt, stale in schema or of another root. Anything else at `dbPath`
+   * (another program's SQLite database, a text file, a symbolic link, a directory, a device or
+   * FIFO, a SQLite file too damaged to tell) is refused with `DatabaseRefusedError` and never
+   * written. Temporary files a killed save left behind are removed first.
+   */
+  static async open(dbPath: string | undefined, root: string, ports: EnginePorts, options: StoreOpenOptions = {}): Promise<OpenResult> {
     const SQL = await loadSqlite();
     let discardedReason: string | undefined;
-    if (dbPath && (await ports.fs.exists(dbPath))) {
-      let db: Database | undefined;
-      try {
-        const bytes = await ports.fs.readBinary(dbPath);
-        db = new SQL.Database(bytes);
-        checkIntegrity(db);
-        const version = db.exec("SELECT value FROM meta WHERE key = 'schema_version'")[0]?.values[0]?.[0];
-        if (version !== String(schemaVersion)) throw new Error(`schema version ${String(version)} is not ${schemaVersion}`);
-        const storedRoot = db.exec("SELECT value FROM meta WHERE key = 'root'")[0]?.values[0]?.[0];
-        if (storedRoot !== root) throw new Error(`it belongs to another folder (${String(storedRoot)})`);
-        const store = new IndexStore(SQL, db, dbPath, ports);
-        store.configure();
-        return { store, loaded: true };
-      } catch (error) {
+    let identity: FileIdentity = 'missing';
+    const lockTimeoutMs = options.lockTimeoutMs ?? defaultLockTimeoutMs;
+    const opened = (store: IndexStore) => {
+      store.diskIdentity = identity;
+      store.lockTimeoutMs = lockTimeoutMs;
+      return store;
+    };
+    if (dbPath) {
+      const contents = await readDatabaseFile(dbPath);
+      identity = contents.identity;
+      const db = contents.bytes ? new SQL.Database(contents.bytes) : undefined;
+      const owned = db ? ownership(db) : true;
+      if (owned !== true) {
         db?.close();
-        discardedReason = `The stored index ${dbPath} was discarded and will be rebuilt: ${error instanceof Error ? error.message : String(error)}`;
-        ports.log.warn(discardedReason);
+        throw notOurDatabase(dbPath, owned);
+      }
+      // Only beside a path that is ours: a refused one gets no lock file either.
+      await sweepAtOpen(dbPath, ports);
+      if (db) {
+        try {
+          checkIntegrity(db);
+          const version = metaValue(db, 'schema_version');
+          if (version !== String(schemaVersion)) throw new Error(`schema version ${String(version)} is not ${schemaVersion}`);
+          const storedRoot = metaValue(db, 'root');
+          if (storedRoot !== root) throw new Error(`it belongs to another folder (${String(storedRoot)})`);
+          // Indexes written before the product row get it with their next write.
+          db.run('INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)', [productKey, productName]);
+          const store = opened(new IndexStore(SQL, db, dbPath, ports));
+          store.configure();
+          return { store, loaded: true };
+        } catch (error) {
+          db.close();
+          const why = error instanceof Error ? error.message : String(error);
+          discardedReason = `The stored index ${dbPath} was discarded and will be rebuilt: ${why}`;
+          ports.log.warn(discardedReason);
+        }
       }
     }
     const db = new SQL.Database();
     db.exec(schema);
-    const store = new IndexStore(SQL, db, dbPath, ports);
+    const store = opened(new IndexStore(SQL, db, dbPath, ports));
     store.configure();
-    store.run("INSERT INTO meta(key, value) VALUES ('schema_version', ?), ('root', ?)", [String(schemaVersion), root]);
+    const meta = [productKey, productName, 'schema_version', String(schemaVersion), 'root', root];
+    store.run('INSERT INTO meta(key, value) VALUES (?, ?), (?, ?), (?, ?)', meta);
     store.run("INSERT INTO project_states(id, root) VALUES (1, ?)", [root]);
     store.dirtySincePersist = true;
     return { store, discardedReason, loaded: false };
@@ -366,9 +421,23 @@ export class IndexStore {
     return this.dirtySincePersist;
   }
 
-  /** Writes the database atomically (temp file + rename). */
-  async persist(): Promise<void> {
-    if (!this.dbPath || !this.dirtySincePersist) return;
+  /**
+   * True once a save found that the file changed since this store read or wrote it: another
+   * process wrote its own index there. Nothing was written; the engine reloads and syncs again.
+   */
+  get supersededOnDisk(): boolean {
+    return this.superseded;
+  }
+
+  /**
+   * Writes the database atomically (temp file + rename) under the writers' lock, and only if the
+   * file is still the one this store read or last wrote: false (nothing written, the changes kept
+   * in memory) when another writer replaced it meanwhile, so no one's update is silently lost.
+   */
+  async persist(): Promise<boolean> {
+    if (!this.dbPath || !this.dirtySincePersist) return true;
+    const dbPath = this.dbPath;
+    if ((await currentIdentity(dbPath)) !== this.diskIdentity) return this.markSuperseded();
     // Free pages (zeroed by secure_delete) would otherwise be written out; compact when they are
     // many. VACUUM builds its copy in the WebAssembly heap, so a very large index keeps its free
     // pages for later writes instead.
@@ -381,8 +450,25 @@ export class IndexStore {
       this.db.exec('VACUUM');
       this.configure();
     }
-    await this.ports.fs.writeFileAtomic(this.dbPath, this.exportBytes());
+    const bytes = this.exportBytes();
+    await pauseForTests('before-lock');
+    const written = await withLock(dbPath, { timeoutMs: this.lockTimeoutMs, log: this.ports.log }, async (lock) => {
+      await sweepTemporaryFiles(dbPath, this.ports.log);
+      // Checked again under the lock: no other writer can rename between this check and ours.
+      if ((await currentIdentity(dbPath)) !== this.diskIdentity) return false;
+      await writeDatabaseFile(dbPath, bytes, lock);
+      this.diskIdentity = await currentIdentity(dbPath);
+      return true;
+    });
+    if (!written) return this.markSuperseded();
     this.dirtySincePersist = false;
+    return true;
+  }
+
+  private markSuperseded(): false {
+    this.superseded = true;
+    this.ports.log.info(`The index ${this.dbPath} was written by another process since it was read; this copy was not saved over it.`);
+    return false;
   }
 
   /** The database file's bytes. */
@@ -720,6 +806,51 @@ export class IndexStore {
   /** Raw access for the vector index and tests; callers own their own tables. */
   get database(): Database {
     return this.db;
+  }
+}
+
+/** One meta value, or undefined. */
+function metaValue(db: Database, key: string): unknown {
+  return db.exec('SELECT value FROM meta WHERE key = ?', [key])[0]?.values[0]?.[0];
+}
+
+/**
+ * True when a SQLite database is a Project Knowledge index: its meta table names the product,
+ * or (indexes written before that row) it holds our schema version and root rows beside our
+ * `project_files` table. Otherwise why not, for the refusal. A file whose schema or meta table
+ * cannot be read at all is not proved ours, so it is refused rather than replaced.
+ */
+function ownership(db: Database): true | string {
+  let tables: string[];
+  let meta: Map<string, unknown>;
+  try {
+    tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0]?.values.map((row) => row[0] as string) ?? [];
+    if (!tables.includes('meta')) return 'it is a SQLite database of another program (it has no Project Knowledge meta table)';
+    const rows = db.exec("SELECT key, value FROM meta WHERE key IN ('product', 'schema_version', 'root')")[0]?.values ?? [];
+    meta = new Map(rows.map((row) => [String(row[0]), row[1]]));
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    return `it has a SQLite header but cannot be read (${reason}), so it cannot be proved to be a Project Knowledge index;`
+      + ' delete it if it was one';
+  }
+  if (meta.get(productKey) === productName) return true;
+  if (!meta.has(productKey) && meta.has('schema_version') && meta.has('root') && tables.includes('project_files')) return true;
+  return 'it is a SQLite database of another program (its meta table does not name Project Knowledge)';
+}
+
+/** Removes what a killed save left (temporary files), when no live writer holds the lock. */
+async function sweepAtOpen(dbPath: string, ports: EnginePorts): Promise<void> {
+  try {
+    const lock = await acquireLock(dbPath, { timeoutMs: 0, log: ports.log });
+    if (!lock) return;
+    try {
+      await sweepTemporaryFiles(dbPath, ports.log);
+    } finally {
+      lock.release();
+    }
+  } catch (error) {
+    // A read-only folder still serves searches; the sweep waits for a writer.
+    ports.log.info(`Temporary files beside ${dbPath} were not checked: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

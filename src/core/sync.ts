@@ -2,13 +2,14 @@ import * as path from 'node:path';
 import { discover, type Exclusion } from './discovery';
 import { sniffContent } from './exclusion/contentRules';
 import type { ExclusionReason } from './exclusion/reasons';
+import { findSecretlintSecret } from './exclusion/secretlintLayer';
 import { readGitState } from './gitState';
 import { idOf, sha256Hex } from './hashing';
 import { languageForPath } from './language';
 import type { EngineOptions } from './options';
 import type { ParsedChunk } from './parsing/chunkParser';
 import type { ParserChain } from './parsing/parserChain';
-import { FileTooLargeError, type EnginePorts, type FileStat } from './ports';
+import { ContainmentError, FileTooLargeError, type EnginePorts, type FileStat } from './ports';
 import { embedIndexedChunks, fillMissingEmbeddings, type Embedder } from './retrieval/vectors';
 import type { FileRow, IndexStore, NewSnippet, SymbolRow } from './store';
 import { chunkTerms, estimateTokens, lineOwners, ownText, splitLines } from './tokens';
@@ -136,16 +137,17 @@ export type IndexableRead =
 /**
  * Reads one project file once, in one blocking read (`readFileBlocking`: the engine runs off the
  * editor's thread, and four thread-pool round trips cost more than the read), and checks it:
- * within the size bound, a regular file, text, no secret. The bytes checked are the bytes hashed.
+ * contained in the root without passing through a link, a regular file, within the size bound,
+ * text, no secret. The bytes checked are the bytes hashed.
  */
 export function readIndexable(context: SyncContext, relativePath: string): IndexableRead {
-  const absolute = path.join(context.root, ...relativePath.split('/'));
   let bytes: Uint8Array;
   let stat: FileStat;
   try {
-    ({ bytes, stat } = context.ports.fs.readFileBlocking(absolute, context.options.bounds.maxFileBytes));
+    ({ bytes, stat } = context.ports.fs.readFileBlocking(context.root, relativePath, context.options.bounds.maxFileBytes));
   } catch (error) {
     if (error instanceof FileTooLargeError) return { kind: 'excluded', reason: 'too-large', detail: `${error.size} bytes` };
+    if (error instanceof ContainmentError) return { kind: 'excluded', reason: error.refusal, detail: error.message };
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'vanished' };
     if (code === 'ELOOP') return { kind: 'excluded', reason: 'symlink' };
@@ -179,11 +181,28 @@ export async function syncFile(context: SyncContext, relativePath: string, known
     store.touchFile(file);
     return { kind: 'indexed', file, reindexed: false, bytes: stat.size };
   }
+  // New content: secretlint checks it too, before any row is written (the same hash was checked when first indexed).
+  const deeper = await secretlintVerdict(context, relativePath, text);
+  if (deeper) return deeper;
   const rows = await buildRows(context, relativePath, text, fileHash, language);
   const file: FileRow = { ...base, gitHead: git.head, parser: rows.parser, parserReason: rows.parserReason };
   store.replaceFile(file, rows.snippets, rows.symbols);
   if (options.semantic) embedIndexedChunks(context, rows.snippets);
   return { kind: 'indexed', file, reindexed: true, bytes: stat.size };
+}
+
+/**
+ * The exclusion secretlint's recommended rules decide for new content, naming the rule and line.
+ * Should secretlint fail on some input, the file is left out rather than indexed unchecked.
+ */
+async function secretlintVerdict(context: SyncContext, relativePath: string, text: string): Promise<FileOutcome | undefined> {
+  try {
+    const finding = await findSecretlintSecret(text, relativePath);
+    return finding ? { kind: 'excluded', reason: 'secret-content', detail: `${finding.rule} on line ${finding.line}` } : undefined;
+  } catch (error) {
+    context.ports.log.warn(`secretlint could not check ${relativePath}: ${error instanceof Error ? error.message : String(error)}`);
+    return { kind: 'excluded', reason: 'secret-content', detail: 'secretlint could not check the file' };
+  }
 }
 
 /** Re-indexes one path that changed under the index, or removes it when it is gone or unusable. */

@@ -157,7 +157,14 @@ export class IndexService implements vscode.Disposable {
       this.log.warn(`Global storage is not writable (${String(error)}); the index of ${folder.name} stays in memory.`);
     }
     try {
-      const opened = await this.client.request('open', { projectKey: key, root: folder.uri.fsPath, dbPath, options: readConfig(folder).engine });
+      const request = { projectKey: key, root: folder.uri.fsPath, options: readConfig(folder).engine };
+      const opened = await this.client.request('open', { ...request, dbPath }).catch(async (error: unknown) => {
+        // Something that is not our index sits at the storage path: it is left alone, and the
+        // index of this folder stays in memory rather than not existing.
+        if (!dbPath || (error as { remoteName?: string }).remoteName !== 'DatabaseRefusedError') throw error;
+        this.log.warn(`${error instanceof Error ? error.message : String(error)} The index of ${folder.name} stays in memory.`);
+        return this.client.request('open', request);
+      });
       if (opened.openNote) this.log.warn(opened.openNote);
       this.log.info(`Opened the index of ${folder.name}${opened.loadedFromDisk ? ' from global storage' : ' (new)'}.`);
       status.opened = true;

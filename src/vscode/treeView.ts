@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { displayText } from '../core/safeText';
 import type { TreeFile, TreeItem as IndexItem } from '../core/worker/protocol';
 import type { FolderStatus, IndexService } from './indexService';
 
@@ -67,7 +68,7 @@ function describeStatus(statuses: FolderStatus[], trusted: boolean): { label: st
     return { label: vscode.l10n.t('Indexing'), description: progress && progress.total > 0 ? vscode.l10n.t('{0} of {1} files', progress.done, progress.total) : vscode.l10n.t('discovering files'), tooltip: vscode.l10n.t('Indexing {0}', indexing.folder.name), icon: 'sync~spin' };
   }
   const errored = statuses.find((status) => status.state === 'error' || status.state === 'refused');
-  if (errored) return { label: errored.state === 'refused' ? vscode.l10n.t('Refused') : vscode.l10n.t('Error'), description: errored.message ?? '', tooltip: errored.message ?? '', icon: 'error' };
+  if (errored) return { label: errored.state === 'refused' ? vscode.l10n.t('Refused') : vscode.l10n.t('Error'), description: displayText(errored.message ?? ''), tooltip: displayText(errored.message ?? ''), icon: 'error' };
   const when = lastSync ? lastSync.toLocaleTimeString() : vscode.l10n.t('never');
   const label = states.has('stale') ? vscode.l10n.t('Stale') : states.has('ready') ? vscode.l10n.t('Ready') : vscode.l10n.t('Not indexed');
   return {
@@ -78,7 +79,11 @@ function describeStatus(statuses: FolderStatus[], trusted: boolean): { label: st
   };
 }
 
-/** Status row, then folders → directories → files → declarations (or windows). */
+/**
+ * Status row, then folders → directories → files → declarations (or windows). Every label,
+ * description and tooltip built from a path or a symbol name goes through `displayText`, the same
+ * formatter the CLI uses, so bidi, zero-width, tag and control characters show as `\uXXXX`.
+ */
 export class IndexTreeProvider implements vscode.TreeDataProvider<IndexNode>, vscode.Disposable {
   private readonly onDidChangeTreeDataEmitter = new vscode.EventEmitter<IndexNode | undefined>();
   readonly onDidChangeTreeData = this.onDidChangeTreeDataEmitter.event;
@@ -111,7 +116,7 @@ export class IndexTreeProvider implements vscode.TreeDataProvider<IndexNode>, vs
         return item;
       }
       case 'folder': {
-        const item = new vscode.TreeItem(node.status.folder.name, vscode.TreeItemCollapsibleState.Expanded);
+        const item = new vscode.TreeItem(displayText(node.status.folder.name), vscode.TreeItemCollapsibleState.Expanded);
         item.id = node.id;
         item.description = node.status.state;
         item.iconPath = vscode.ThemeIcon.Folder;
@@ -119,7 +124,7 @@ export class IndexTreeProvider implements vscode.TreeDataProvider<IndexNode>, vs
         return item;
       }
       case 'directory': {
-        const item = new vscode.TreeItem(path.posix.basename(node.relativePath), vscode.TreeItemCollapsibleState.Collapsed);
+        const item = new vscode.TreeItem(displayText(path.posix.basename(node.relativePath)), vscode.TreeItemCollapsibleState.Collapsed);
         item.id = node.id;
         item.resourceUri = vscode.Uri.joinPath(node.status.folder.uri, ...node.relativePath.split('/'));
         item.iconPath = vscode.ThemeIcon.Folder;
@@ -127,23 +132,23 @@ export class IndexTreeProvider implements vscode.TreeDataProvider<IndexNode>, vs
         return item;
       }
       case 'file': {
-        const item = new vscode.TreeItem(path.posix.basename(node.file.path), vscode.TreeItemCollapsibleState.Collapsed);
+        const item = new vscode.TreeItem(displayText(path.posix.basename(node.file.path)), vscode.TreeItemCollapsibleState.Collapsed);
         item.id = node.id;
         const uri = vscode.Uri.joinPath(node.status.folder.uri, ...node.file.path.split('/'));
         item.resourceUri = uri;
         const stale = node.status.pendingPaths.has(node.file.path);
         item.description = stale ? vscode.l10n.t('stale — re-indexing') : `${node.file.parser}${node.file.modified ? ' · ' + vscode.l10n.t('modified') : ''}`;
-        item.tooltip = stale ? vscode.l10n.t('{0} changed after it was indexed; it is being re-indexed.', node.file.path) : vscode.l10n.t('{0} (SHA-256 {1})', node.file.path, node.file.sha256.slice(0, 12));
+        item.tooltip = stale ? vscode.l10n.t('{0} changed after it was indexed; it is being re-indexed.', displayText(node.file.path)) : vscode.l10n.t('{0} (SHA-256 {1})', displayText(node.file.path), node.file.sha256.slice(0, 12));
         item.iconPath = stale ? new vscode.ThemeIcon('warning') : vscode.ThemeIcon.File;
         item.contextValue = stale ? 'pk.file.stale' : 'pk.file';
         return item;
       }
       case 'item': {
         const stale = node.status.pendingPaths.has(node.file.file.path);
-        const item = new vscode.TreeItem(node.item.label, vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(displayText(node.item.label), vscode.TreeItemCollapsibleState.None);
         item.id = node.id;
-        item.description = `${node.item.kind} · ${node.item.startLine}-${node.item.endLine}${stale ? ' · ' + vscode.l10n.t('stale') : ''}`;
-        item.tooltip = vscode.l10n.t('{0} lines {1}-{2}', node.file.file.path, node.item.startLine, node.item.endLine);
+        item.description = `${displayText(node.item.kind)} · ${node.item.startLine}-${node.item.endLine}${stale ? ' · ' + vscode.l10n.t('stale') : ''}`;
+        item.tooltip = vscode.l10n.t('{0} lines {1}-{2}', displayText(node.file.file.path), node.item.startLine, node.item.endLine);
         item.iconPath = new vscode.ThemeIcon(stale ? 'warning' : node.item.kind === 'window' ? 'note' : 'symbol-' + (['class', 'interface', 'enum', 'method', 'function', 'struct', 'namespace', 'module', 'constant', 'property'].includes(node.item.kind) ? node.item.kind : 'misc'));
         item.contextValue = node.item.kind === 'window' ? 'pk.snippet' : 'pk.declaration';
         item.command = { command: 'projectKnowledge.openSnippet', title: vscode.l10n.t('Open Snippet'), arguments: [node] };

@@ -122,11 +122,13 @@ describe('pk CLI contract (SPEC §14)', () => {
     }
   });
 
-  test('a corrupt database file is rebuilt, not a crash', () => {
+  test('a text file as --db is refused in one line, not a crash, and left as it was', () => {
     const { fixture, db } = project();
     fs.writeFileSync(db, 'garbage');
     const indexed = pk(['index', fixture.root, '--db', db]);
-    assert.equal(indexed.code, 0, indexed.stderr);
-    assert.match(indexed.stderr, /discarded/);
+    assert.equal(indexed.code, 1, indexed.stderr);
+    assert.equal(indexed.stderr.trim().split('\n').length, 1, indexed.stderr);
+    assert.match(indexed.stderr, /^pk: Refusing to use .* it is not a SQLite database/);
+    assert.equal(fs.readFileSync(db, 'utf8'), 'garbage');
   });
 });

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { ProjectEngine } from '../../src/core/engine';
 import { nodePorts, readWhole, type EnginePorts } from '../../src/core/ports';
+import { loadSqlite } from '../../src/core/sqlite';
 import { fixtureFactory, numberedLines, openEngine, recordingPorts, tempFile } from './fixtures';
 
 const fixture = fixtureFactory();
@@ -165,9 +166,9 @@ describe('files that change during indexing', () => {
       ...base,
       fs: {
         ...base.fs,
-        readFileBlocking(absolutePath, maxBytes) {
-          if (absolutePath.endsWith('gone.ts')) fs.rmSync(absolutePath);
-          return base.fs.readFileBlocking(absolutePath, maxBytes);
+        readFileBlocking(root, relativePath, maxBytes) {
+          if (relativePath === 'gone.ts') fs.rmSync(path.join(root, relativePath));
+          return base.fs.readFileBlocking(root, relativePath, maxBytes);
         },
       },
     };
@@ -185,9 +186,9 @@ describe('files that change during indexing', () => {
       ...base,
       fs: {
         ...base.fs,
-        readFileBlocking(absolutePath, maxBytes) {
-          if (absolutePath.endsWith('a.ts')) fs.writeFileSync(absolutePath, 'export const afterwards = 22;\n');
-          return base.fs.readFileBlocking(absolutePath, maxBytes);
+        readFileBlocking(root, relativePath, maxBytes) {
+          if (relativePath === 'a.ts') fs.writeFileSync(path.join(root, relativePath), 'export const afterwards = 22;\n');
+          return base.fs.readFileBlocking(root, relativePath, maxBytes);
         },
       },
     };
@@ -250,7 +251,7 @@ describe('persistence', () => {
     assert.ok(Buffer.from(pieces).equals(whole));
   });
 
-  test('a corrupt, truncated or older-schema database is discarded with a logged reason', async () => {
+  test('a truncated or older-schema index of ours is discarded with a logged reason; garbage is refused, untouched', async () => {
     const project = fixture({ 'a.ts': 'export const alpha = 1;\n' });
     const dbPath = tempFile('index.sqlite');
     const first = await openEngine(project.root, { dbPath });
@@ -258,10 +259,26 @@ describe('persistence', () => {
     await first.close();
     const good = fs.readFileSync(dbPath);
 
-    const variants: Array<[string, Buffer]> = [
-      ['garbage', Buffer.from('this is not a database at all, just some bytes')],
-      ['truncated', good.subarray(0, Math.floor(good.length / 2))],
-    ];
+    const garbage = Buffer.from('this is not a database at all, just some bytes');
+    fs.writeFileSync(dbPath, garbage);
+    await assert.rejects(openEngine(project.root, { dbPath }), /Refusing to use .* it is not a SQLite database; it was left untouched/);
+    assert.ok(fs.readFileSync(dbPath).equals(garbage), 'the refused file is byte-identical');
+
+    // Cut in half, even the schema cannot be read: nothing proves the file is ours, so it stays.
+    const truncated = good.subarray(0, Math.floor(good.length / 2));
+    fs.writeFileSync(dbPath, truncated);
+    await assert.rejects(openEngine(project.root, { dbPath }), /has a SQLite header but cannot be read .* it was left untouched/);
+    assert.ok(fs.readFileSync(dbPath).equals(truncated), 'the unreadable file is byte-identical');
+
+    // A damaged table page: the meta table still says it is ours, the integrity check fails.
+    const SQL = await loadSqlite();
+    const reader = new SQL.Database(good);
+    const pageSize = reader.exec('PRAGMA page_size')[0].values[0][0] as number;
+    const rootPage = reader.exec("SELECT rootpage FROM sqlite_master WHERE name = 'project_snippets'")[0].values[0][0] as number;
+    reader.close();
+    const damaged = Buffer.from(good);
+    damaged.fill(0xa5, (rootPage - 1) * pageSize, rootPage * pageSize);
+    const variants: Array<[string, Buffer]> = [['damaged', damaged]];
     for (const [name, bytes] of variants) {
       fs.writeFileSync(dbPath, bytes);
       const { ports, warnings } = recordingPorts();

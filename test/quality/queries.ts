@@ -22,6 +22,8 @@ export interface QualityQuery {
   expected: ExpectedLocation[];
   /** What the answer is, for whoever reads a failure. */
   note: string;
+  /** Held-out queries run only when asked for (`--split held-out|all`); absent means tune. */
+  split?: 'tune' | 'held-out';
 }
 
 const notFoundTraceback = `Traceback (most recent call last):

@@ -3,20 +3,29 @@
  * 3.11.2 `http`, `email`, `urllib`, `json`, `html`, `wsgiref` and `xmlrpc` packages, see
  * `corpus.ts`), lexical vs hybrid vs a plain grep baseline, per query kind.
  *
- *   node out/test/quality/run.js [--verbose] [--only ID_PREFIX] [--json FILE]
+ *   node out/test/quality/run.js [--verbose] [--only ID_PREFIX] [--json FILE] [--split tune|held-out|all]
+ *       [--repos DIR] [--skip-localization]
+ *
+ * Then the error-message and natural-language queries on a second code base, Hono in TypeScript
+ * (`honoQueries.ts`), the declaration oracle, and the file-localization set on real fix commits
+ * (`localization/run.ts`). The last two sets have a held-out third that runs only with
+ * `--split held-out` or `--split all` (default tune); both skip with a message when the fetched
+ * repositories are absent (`PK_LOCALIZATION_REPOS`, see localization/README.md).
  *
  * Prints recall@1, recall@8, MRR, mean tokens returned per query and tokens per found answer.
- * The last line is one JSON object with every figure. It measures and prints; the exit code is
+ * Each part ends with one JSON line holding its figures. It measures and prints; the exit code is
  * non-zero only when the corpus is missing or the run fails, never because a goal was missed.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ProjectEngine } from '../../src/core/engine';
-import { createStructuralParsers } from '../../src/core/parsing/structuralParsers';
 import { nodePorts } from '../../src/core/ports';
 import { prepareCorpus } from './corpus';
-import { createGrepBaseline } from './grep';
+import { createGrepBaseline, type GrepBaseline } from './grep';
+import { honoCommit, prepareHonoCorpus } from './honoCorpus';
+import { honoQueries } from './honoQueries';
+import { defaultReposDirectory, localizationOptions, runLocalization, splitArgument } from './localization/run';
+import { qualityParsers } from './parsers';
 import { qualityQueries, type ExpectedLocation, type QualityQuery, type QueryKind } from './queries';
 import { runStructuralQuality } from './structuralOracle';
 
@@ -35,16 +44,6 @@ interface Outcome {
 }
 
 const kinds: QueryKind[] = ['symbol', 'path', 'error', 'phrase', 'natural'];
-
-function repositoryRoot(): string {
-  for (const start of [__dirname, process.cwd()]) {
-    for (let directory = start; ; directory = path.dirname(directory)) {
-      if (fs.existsSync(path.join(directory, 'package.json')) && fs.existsSync(path.join(directory, 'grammars'))) return directory;
-      if (path.dirname(directory) === directory) break;
-    }
-  }
-  throw new Error('repository root not found (run from the repository)');
-}
 
 /** A returned range answers an expected one when they share at least half of the smaller of the two. */
 export function answers(result: Returned, expected: ExpectedLocation): boolean {
@@ -91,6 +90,61 @@ function row(label: string, value: Figures): string {
   return `  ${label.padEnd(8)} n=${String(value.queries).padStart(2)}  R@1 ${value.recallAt1.toFixed(2)}  R@8 ${value.recallAt8.toFixed(2)}  MRR ${value.mrr.toFixed(2)}  tokens/query ${String(value.meanTokens).padStart(5)}  tokens/found ${String(value.tokensPerFound ?? '-').padStart(5)}  ${value.meanMs.toFixed(1)} ms`;
 }
 
+type Mode = 'lexical' | 'hybrid' | 'grep';
+
+interface Measured {
+  outcomes: Record<Mode, Map<string, Outcome>>;
+  summary: Record<string, Record<string, Figures>>;
+  misses: (mode: Mode) => string[];
+}
+
+/** Runs every query lexical, hybrid and through the grep baseline, and prints the figures per kind. */
+async function measureQueries(engine: ProjectEngine, grep: GrepBaseline, queries: QualityQuery[], verbose: boolean): Promise<Measured> {
+  const outcomes: Record<Mode, Map<string, Outcome>> = { lexical: new Map(), hybrid: new Map(), grep: new Map() };
+  for (const query of queries) {
+    for (const mode of ['lexical', 'hybrid'] as const) {
+      const before = performance.now();
+      const retrieval = await engine.search(query.query, { semantic: mode === 'hybrid' });
+      const ms = performance.now() - before;
+      const results = retrieval.results;
+      outcomes[mode].set(query.id, { rank: rankOf(results, query), tokens: results.reduce((sum, result) => sum + result.tokens, 0), results: results.length, ms });
+      if (verbose) {
+        const outcome = outcomes[mode].get(query.id) as Outcome;
+        console.log(`${mode.padEnd(7)} ${query.id.padEnd(26)} rank ${String(outcome.rank ?? '-').padStart(2)}  ${outcome.tokens} tokens  ${query.query.split('\n').pop()?.slice(0, 70)}`);
+        if (outcome.rank !== 1) for (const result of results) console.log(`          ${result.score.toFixed(2).padStart(7)} ${result.path}:${result.startLine}-${result.endLine} ${result.reason} ${result.symbol ?? ''}`);
+      }
+    }
+    const before = performance.now();
+    const windows = grep.search(query.query);
+    outcomes.grep.set(query.id, { rank: rankOf(windows, query), tokens: windows.reduce((sum, window) => sum + window.tokens, 0), results: windows.length, ms: performance.now() - before });
+    if (verbose) {
+      const outcome = outcomes.grep.get(query.id) as Outcome;
+      console.log(`grep    ${query.id.padEnd(26)} rank ${String(outcome.rank ?? '-').padStart(2)}  ${outcome.tokens} tokens`);
+    }
+  }
+
+  const summary: Record<string, Record<string, Figures>> = {};
+  console.log('');
+  for (const kind of [...kinds, 'all'] as const) {
+    const ids = queries.filter((query) => kind === 'all' || query.kind === kind).map((query) => query.id);
+    if (ids.length === 0) continue;
+    console.log(`${kind}:`);
+    summary[kind] = {};
+    for (const mode of ['lexical', 'hybrid', 'grep'] as const) {
+      const value = figures(ids.map((id) => outcomes[mode].get(id) as Outcome));
+      summary[kind][mode] = value;
+      console.log(row(mode, value));
+    }
+  }
+
+  const misses = (mode: Mode) => queries.filter((query) => (outcomes[mode].get(query.id)?.rank ?? 99) > 8).map((query) => query.id);
+  console.log('');
+  console.log(`Missed by lexical: ${misses('lexical').join(', ') || 'none'}`);
+  console.log(`Missed by hybrid:  ${misses('hybrid').join(', ') || 'none'}`);
+  console.log(`Missed by grep:    ${misses('grep').join(', ') || 'none'}`);
+  return { outcomes, summary, misses };
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const verbose = argv.includes('--verbose');
@@ -101,10 +155,7 @@ async function main(): Promise<void> {
   const queries = qualityQueries.filter((query) => !only || query.id.startsWith(only));
 
   const corpus = prepareCorpus();
-  const repo = repositoryRoot();
-  const grammarDirectory = fs.existsSync(path.join(repo, 'dist', 'grammars', 'manifest.json')) ? path.join(repo, 'dist', 'grammars') : path.join(repo, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm');
-  const queryDirectory = fs.existsSync(path.join(repo, 'dist', 'grammars', 'manifest.json')) ? path.join(repo, 'dist', 'grammars') : path.join(repo, 'grammars');
-  const parsers = createStructuralParsers({ grammarDirectory, queryDirectory });
+  const parsers = qualityParsers();
   console.log(`Corpus: ${corpus.files} Python files, ${corpus.lines} lines from ${corpus.source} (copied to ${corpus.root})`);
   console.log(`Queries: ${queries.length} (${kinds.map((kind) => `${kind} ${queries.filter((query) => query.kind === kind).length}`).join(', ')})`);
 
@@ -118,48 +169,7 @@ async function main(): Promise<void> {
     const grep = createGrepBaseline(corpus.root);
     console.log(`Grep baseline: ${grep.tool}`);
 
-    const outcomes: Record<'lexical' | 'hybrid' | 'grep', Map<string, Outcome>> = { lexical: new Map(), hybrid: new Map(), grep: new Map() };
-    for (const query of queries) {
-      for (const mode of ['lexical', 'hybrid'] as const) {
-        const before = performance.now();
-        const retrieval = await engine.search(query.query, { semantic: mode === 'hybrid' });
-        const ms = performance.now() - before;
-        const results = retrieval.results;
-        outcomes[mode].set(query.id, { rank: rankOf(results, query), tokens: results.reduce((sum, result) => sum + result.tokens, 0), results: results.length, ms });
-        if (verbose) {
-          const outcome = outcomes[mode].get(query.id) as Outcome;
-          console.log(`${mode.padEnd(7)} ${query.id.padEnd(26)} rank ${String(outcome.rank ?? '-').padStart(2)}  ${outcome.tokens} tokens  ${query.query.split('\n').pop()?.slice(0, 70)}`);
-          if (outcome.rank !== 1) for (const result of results) console.log(`          ${result.score.toFixed(2).padStart(7)} ${result.path}:${result.startLine}-${result.endLine} ${result.reason} ${result.symbol ?? ''}`);
-        }
-      }
-      const before = performance.now();
-      const windows = grep.search(query.query);
-      outcomes.grep.set(query.id, { rank: rankOf(windows, query), tokens: windows.reduce((sum, window) => sum + window.tokens, 0), results: windows.length, ms: performance.now() - before });
-      if (verbose) {
-        const outcome = outcomes.grep.get(query.id) as Outcome;
-        console.log(`grep    ${query.id.padEnd(26)} rank ${String(outcome.rank ?? '-').padStart(2)}  ${outcome.tokens} tokens`);
-      }
-    }
-
-    const summary: Record<string, Record<string, Figures>> = {};
-    console.log('');
-    for (const kind of [...kinds, 'all'] as const) {
-      const ids = queries.filter((query) => kind === 'all' || query.kind === kind).map((query) => query.id);
-      if (ids.length === 0) continue;
-      console.log(`${kind}:`);
-      summary[kind] = {};
-      for (const mode of ['lexical', 'hybrid', 'grep'] as const) {
-        const value = figures(ids.map((id) => outcomes[mode].get(id) as Outcome));
-        summary[kind][mode] = value;
-        console.log(row(mode, value));
-      }
-    }
-
-    const misses = (mode: 'lexical' | 'hybrid' | 'grep') => queries.filter((query) => (outcomes[mode].get(query.id)?.rank ?? 99) > 8).map((query) => query.id);
-    console.log('');
-    console.log(`Missed by lexical: ${misses('lexical').join(', ') || 'none'}`);
-    console.log(`Missed by hybrid:  ${misses('hybrid').join(', ') || 'none'}`);
-    console.log(`Missed by grep:    ${misses('grep').join(', ') || 'none'}`);
+    const { summary, misses } = await measureQueries(engine, grep, queries, verbose);
     const exactKinds: QueryKind[] = ['symbol', 'path', 'error', 'phrase'];
     const goals = {
       exactRecallAt8: exactKinds.every((kind) => !summary[kind] || summary[kind].hybrid.recallAt8 >= 0.95),
@@ -178,8 +188,55 @@ async function main(): Promise<void> {
   }
 }
 
-// Retrieval quality first, then declaration recall/precision against each language's own parser.
-main().then(() => runStructuralQuality()).catch((error: unknown) => {
+/**
+ * The second code base: error messages and natural questions on Hono (TypeScript). Held-out
+ * queries run only with `--split held-out` or `--split all`, like the localization set.
+ */
+async function runHono(argv: string[]): Promise<void> {
+  const split = splitArgument(argv);
+  const verbose = argv.includes('--verbose');
+  const reposIndex = argv.indexOf('--repos');
+  const reposDirectory = reposIndex >= 0 ? argv[reposIndex + 1] : defaultReposDirectory();
+  const corpus = prepareHonoCorpus(reposDirectory);
+  if (typeof corpus === 'string') {
+    console.log(`\nSecond code base skipped: ${corpus}; see test/quality/localization/README.md to fetch it.`);
+    return;
+  }
+  try {
+    const options = { useGit: true, semantic: true };
+    const engine = await ProjectEngine.open({ root: corpus.root, ports: nodePorts(), parsers: qualityParsers(), options });
+    try {
+      const started = performance.now();
+      const report = await engine.sync();
+      const grep = createGrepBaseline(corpus.root);
+      const result: Record<string, Record<string, Record<string, Figures>>> = {};
+      const splits = split === 'all' ? (['tune', 'held-out'] as const) : ([split] as const);
+      const indexMs = Math.round(performance.now() - started);
+      const where = `Hono (TypeScript) at ${honoCommit.slice(0, 12)}, ${corpus.files} files`;
+      console.log(`\nSecond code base: ${where} (${report.discovered} indexed in ${indexMs} ms)`);
+      for (const part of splits) {
+        const queries = honoQueries.filter((query) => (query.split ?? 'tune') === part);
+        const perKind = kinds
+          .map((kind) => `${kind} ${queries.filter((query) => query.kind === kind).length}`)
+          .filter((text) => !text.endsWith(' 0'));
+        console.log(`\nHono ${part}: ${queries.length} queries (${perKind.join(', ')})`);
+        result[part] = (await measureQueries(engine, grep, queries, verbose)).summary;
+      }
+      console.log(JSON.stringify({ hono: { commit: honoCommit, grepTool: grep.tool, summary: result } }));
+    } finally {
+      await engine.close();
+    }
+  } finally {
+    corpus.cleanup();
+  }
+}
+
+// CPython queries, the Hono queries, declaration recall/precision against each language's own parser, then file localization.
+main()
+  .then(() => runHono(process.argv.slice(2)))
+  .then(() => runStructuralQuality())
+  .then(() => (process.argv.includes('--skip-localization') ? undefined : runLocalization(localizationOptions(process.argv.slice(2)))))
+  .catch((error: unknown) => {
   console.error(`quality: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;
 });

@@ -108,7 +108,7 @@ function looksMinified(bytes: Buffer): { minified: boolean; lines: number } {
 const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 function reasonForSecret(rule: SecretRule): ExclusionReason {
-  if (rule === 'private-key-block' || rule === 'putty-private-key') return 'private-key';
+  if (rule === 'private-key-block' || rule === 'putty-private-key' || rule === 'age-secret-key') return 'private-key';
   if (rule === 'npmrc-auth-token' || rule === 'registry-password') return 'credential-file';
   return 'secret-content';
 }

@@ -27,6 +27,7 @@ export type ExclusionReason =
   | 'user-exclude'
   | 'symlink'
   | 'outside-root'
+  | 'not-regular-file'
   | 'bound-files'
   | 'bound-total-bytes'
   | 'bound-directories'
@@ -50,11 +51,12 @@ export const exclusionReasonDescriptions: Readonly<Record<ExclusionReason, strin
   'private-key': 'A private key, by file name or by a private-key block in the content.',
   'env-file': 'A .env-style environment file, which usually holds secrets.',
   'credential-file': 'A credential store or a registry configuration holding credentials.',
-  'secret-content': 'Contains a high-confidence secret (cloud key, API token, secret assignment).',
+  'secret-content': 'Contains a high-confidence secret (provider token, credentials in a URL or header, secret assignment).',
   'pkignore': 'Matched by a rule in .pkignore.',
   'user-exclude': 'Matched by a user exclusion setting (files.exclude or projectKnowledge settings).',
   'symlink': 'A symbolic link; links are never followed.',
   'outside-root': 'Resolves outside the project root.',
+  'not-regular-file': 'Not a regular file (a FIFO, socket, device or directory); never opened for reading.',
   'bound-files': 'Left out because the file-count bound was reached.',
   'bound-total-bytes': 'Left out because the total-bytes bound was reached.',
   'bound-directories': 'Left out because the visited-directory bound was reached.',

@@ -1,3 +1,5 @@
+import { displayText } from '../safeText';
+
 /** The explanation of one retrieval (SPEC §10). It never carries source text. */
 export interface ManifestEntry {
   included: boolean;
@@ -41,6 +43,7 @@ export interface Manifest {
   entries: ManifestEntry[];
 }
 
+/** One line for plain output; paths and notes in it have their unsafe characters escaped (`displayText`). */
 export function summarizeManifest(manifest: Manifest): string {
   const included = manifest.entries.filter((entry) => entry.included);
   const excluded = manifest.entries.length - included.length;
@@ -48,6 +51,6 @@ export function summarizeManifest(manifest: Manifest): string {
   for (const entry of manifest.entries) if (!entry.included) reasons[entry.reason] = (reasons[entry.reason] ?? 0) + 1;
   const why = Object.entries(reasons).map(([reason, count]) => `${reason} ${count}`).join(', ');
   const revision = manifest.revision ? `${manifest.revision.branch ?? 'no branch'}@${(manifest.revision.head ?? 'no HEAD').slice(0, 12)}${manifest.revision.dirty ? ' (dirty)' : ''}` : 'no revision';
-  if (manifest.status !== 'ok') return `Manifest: ${manifest.status}${manifest.note ? ` — ${manifest.note}` : ''}`;
-  return `Manifest: ${included.length} snippets included (${manifest.usedTokens}/${manifest.budgetTokens} tokens), ${excluded} excluded${why ? ` (${why})` : ''}; revision ${revision}.`;
+  if (manifest.status !== 'ok') return displayText(`Manifest: ${manifest.status}${manifest.note ? ` — ${manifest.note}` : ''}`);
+  return displayText(`Manifest: ${included.length} snippets included (${manifest.usedTokens}/${manifest.budgetTokens} tokens), ${excluded} excluded${why ? ` (${why})` : ''}; revision ${revision}.`);
 }
