@@ -52,7 +52,8 @@ if (!o.vsix) {
   if (main && !existsSync(main) && !existsSync(main + '.js')) fail(`the extension entry point ${manifest.main} is missing after the build`);
 }
 
-const toolchain = await ensureToolchain();
+// The browser is the user's own, so Chromium is not needed here.
+const toolchain = await ensureToolchain({ browser: false }).catch((err) => fail(err.message));
 // A stable, short run folder per repository: keeps trust decisions and global storage between starts.
 const runKey = `${folder}\0${o.vsix ? 'vsix' : devPath}`;
 const runDir = path.join('/tmp', 'pkv-start-' + createHash('sha256').update(runKey).digest('hex').slice(0, 8));

@@ -238,7 +238,8 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then((code) => {
+  // main turns every failure into a message and an exit code; it never rejects.
+  void main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });
 }

@@ -152,7 +152,7 @@ export async function discover(rootInput: string, bounds: IndexBounds, excludeGl
 
   const trackedSet = new Set<string>();
   let paths: string[];
-  let directoriesVisited = 0;
+  let directoriesVisited: number;
   if (listing) {
     for (const entry of listing.tracked) trackedSet.add(entry);
     paths = [...new Set([...listing.tracked, ...listing.untracked])].sort();

@@ -129,7 +129,7 @@ export const nodeGit: GitRunner = {
           // Reading status must not take the index lock the user's own git commands need.
           env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
         },
-        (error, stdout) => (error ? reject(error) : resolve(stdout)),
+        (error: Error | null, stdout) => (error ? reject(error) : resolve(stdout)),
       );
     });
   },

@@ -45,7 +45,7 @@ export function loadSqlite(): Promise<SqlJsStatic> {
     const instantiationFailed = new Promise<never>((_, reject) => (failed = reject));
     const module = initSqlJs({
       locateFile: (file: string) => path.join(directory, file),
-      instantiateWasm(imports, done) {
+      instantiateWasm(imports: object, done: (instance: object) => void) {
         fs.promises.readFile(path.join(directory, 'sql-wasm.wasm'))
           .then((bytes) => wasm.instantiate(bytes, imports))
           .then(({ instance }) => {
@@ -66,11 +66,11 @@ export function loadSqlite(): Promise<SqlJsStatic> {
 }
 
 function findMemory(object: object): WasmMemory | undefined {
-  for (const value of Object.values(object)) {
+  for (const value of Object.values(object) as unknown[]) {
     if (value instanceof wasm.Memory) return value;
     if (value && typeof value === 'object' && !ArrayBuffer.isView(value)) {
       const nested = Object.values(value).find((inner) => inner instanceof wasm.Memory);
-      if (nested) return nested as WasmMemory;
+      if (nested) return nested;
     }
   }
   return undefined;
@@ -152,7 +152,7 @@ export function withRowFunction<T>(row: RowFunction, work: () => T): T {
   failure = undefined;
   try {
     const result = work();
-    if (failure !== undefined) throw failure;
+    if (failure !== undefined) throw failure instanceof Error ? failure : new Error(`pk_row failed: ${JSON.stringify(failure)}`);
     return result;
   } finally {
     active = previous;

@@ -46,7 +46,8 @@ export const commandFactories: Record<string, (context: CommandContext) => (...a
   indexWorkspace: ({ service }) => async () => {
     if (!requireTrust()) return;
     await service.refreshFolders();
-    for (const status of service.statuses()) void service.runSync(status);
+    // Resolves once every folder's sync has settled, so the state it leaves is the final one.
+    await Promise.all(service.statuses().map((status) => service.runSync(status)));
   },
 
   healthCheck: ({ service }) => async () => {

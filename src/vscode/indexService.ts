@@ -40,16 +40,20 @@ const reconcileDelayMs = 2000;
 export class IndexService implements vscode.Disposable {
   private readonly client: EngineClient;
   private readonly folders = new Map<string, FolderStatus>();
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly timers = new Map<string, { timer: NodeJS.Timeout; full: boolean }>();
+  /** Per folder, the chain of syncs now running: it settles only once no further sync is queued. */
   private readonly running = new Map<string, Promise<void>>();
-  private readonly rerun = new Set<string>();
+  /** Per folder, a sync requested while one ran, and whether any of those requests wanted a full rescan. */
+  private readonly rerun = new Map<string, { full: boolean }>();
+  /** Callers of `whenIdle`, resolved when no sync is scheduled or running. */
+  private idleWaiters: Array<() => void> = [];
   private readonly disposables: vscode.Disposable[] = [];
   private readonly onDidChangeEmitter = new vscode.EventEmitter<void>();
   readonly onDidChange = this.onDidChangeEmitter.event;
   private readonly onDidChangeManifestEmitter = new vscode.EventEmitter<Manifest>();
   readonly onDidChangeManifest = this.onDidChangeManifestEmitter.event;
   lastManifest: Manifest | undefined;
-  private readonly progressWaiters = new Map<string, (key: string, progress: SyncProgress) => void>();
+  private readonly progressListeners = new Set<(key: string, progress: SyncProgress) => void>();
 
   constructor(private readonly extensionContext: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
     this.client = new EngineClient(path.join(extensionContext.extensionPath, 'dist', 'worker.js'), {
@@ -184,69 +188,101 @@ export class IndexService implements vscode.Disposable {
     const status = this.folders.get(key);
     if (!status) return;
     if (reopen) status.opened = false;
-    clearTimeout(this.timers.get(key));
-    this.timers.set(key, setTimeout(() => {
+    const previous = this.timers.get(key);
+    clearTimeout(previous?.timer);
+    // A rescheduled full rescan stays full: the later, incremental request is part of it.
+    const wantsFull = full || previous?.full === true;
+    const timer = setTimeout(() => {
       this.timers.delete(key);
-      void this.runSync(status, full);
-    }, delay));
+      void this.runSync(status, wantsFull);
+    }, delay);
+    this.timers.set(key, { timer, full: wantsFull });
   }
 
-  /** Runs one sync at a time per folder; requests arriving meanwhile coalesce into one rerun. */
+  /**
+   * Syncs one folder; one sync runs at a time per folder and requests arriving meanwhile coalesce
+   * into one rerun (full when any of them asked for a full rescan). The promise settles only when
+   * the folder has no sync running or queued, so the state it leaves behind is the final one and
+   * a caller never sees the `indexing` of a rerun that started as its own sync finished.
+   */
   runSync(status: FolderStatus, full = false): Promise<void> {
-    if (this.running.has(status.key)) {
-      this.rerun.add(status.key);
-      return this.running.get(status.key) as Promise<void>;
+    // A scheduled sync is taken over: this one reads every path noted as changed before it starts.
+    const scheduled = this.timers.get(status.key);
+    if (scheduled) {
+      clearTimeout(scheduled.timer);
+      this.timers.delete(status.key);
+      full ||= scheduled.full;
     }
-    const work = (async () => {
+    const current = this.running.get(status.key);
+    if (current) {
+      this.rerun.set(status.key, { full: full || this.rerun.get(status.key)?.full === true });
+      return current;
+    }
+    const chain = (async () => {
       try {
-        if (!vscode.workspace.isTrusted || !readConfig(status.folder).enabled) return;
-        // A (re)opened engine may have new settings (exclude globs, bounds): discovery must run.
-        const reopened = !status.opened;
-        if (reopened && !(await this.open(status))) return;
-        status.state = 'indexing';
-        status.message = undefined;
-        this.changed();
-        const pendingAtStart = new Set(status.pendingPaths);
-        let report: SyncReport | null = null;
-        if (!full && !reopened && pendingAtStart.size > 0 && pendingAtStart.size <= maxEditedPaths) {
-          // Edited files the index holds are re-indexed alone, in milliseconds; other paths get the
-          // incremental sync without the database write. The sync that writes it (and records git
-          // state) follows once edits pause.
-          const editStarted = Date.now();
-          const edited = await this.client.request('syncPaths', { projectKey: status.key, paths: [...pendingAtStart] });
-          // A newer edit already has its run scheduled; that run schedules this sync in turn.
-          if (!this.timers.has(status.key)) this.scheduleSync(status.folder, reconcileDelayMs);
-          if (!edited.report) {
-            for (const pending of pendingAtStart) status.pendingPaths.delete(pending);
-            status.lastSync = new Date();
-            status.state = status.pendingPaths.size > 0 ? 'stale' : 'ready';
-            this.log.info(`Re-indexed ${edited.changed} edited file(s) of ${status.folder.name} in ${Date.now() - editStarted} ms.`);
-            return;
-          }
-          report = edited.report;
+        for (let nextFull = full; ;) {
+          await this.syncOnce(status, nextFull);
+          const again = this.rerun.get(status.key);
+          // No await lies between this check and the `finally` below, so a request arriving now
+          // either finds the chain still running (and queues a rerun it then runs) or starts a new one.
+          if (!again) return;
+          this.rerun.delete(status.key);
+          nextFull = again.full;
         }
-        report ??= await this.client.request('sync', { projectKey: status.key, full });
-        for (const pending of pendingAtStart) status.pendingPaths.delete(pending);
-        status.lastReport = report;
-        status.lastSync = new Date();
-        status.progress = undefined;
-        status.state = status.pendingPaths.size > 0 ? 'stale' : 'ready';
-        this.log.info(`Synced ${status.folder.name}: ${report.reindexed} indexed, ${report.unchanged} unchanged, ${report.removed} removed, ${report.read} read, ${report.excluded} excluded in ${report.durationMs} ms.`);
-        for (const note of report.boundNotes) this.log.warn(note);
-        for (const error of report.errors) this.log.error(error);
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        status.state = /aborted|AbortError/i.test(message) ? 'stale' : 'error';
-        status.message = message;
-        this.log.error(`Sync of ${status.folder.name} failed: ${message}`);
       } finally {
         this.running.delete(status.key);
         this.changed();
-        if (this.rerun.delete(status.key)) void this.runSync(status);
+        this.notifyIfIdle();
       }
     })();
-    this.running.set(status.key, work);
-    return work;
+    this.running.set(status.key, chain);
+    return chain;
+  }
+
+  /** One sync of one folder; never rejects (failures become the folder's state). */
+  private async syncOnce(status: FolderStatus, full: boolean): Promise<void> {
+    try {
+      if (!vscode.workspace.isTrusted || !readConfig(status.folder).enabled) return;
+      // A (re)opened engine may have new settings (exclude globs, bounds): discovery must run.
+      const reopened = !status.opened;
+      if (reopened && !(await this.open(status))) return;
+      status.state = 'indexing';
+      status.message = undefined;
+      this.changed();
+      const pendingAtStart = new Set(status.pendingPaths);
+      let report: SyncReport | null = null;
+      if (!full && !reopened && pendingAtStart.size > 0 && pendingAtStart.size <= maxEditedPaths) {
+        // Edited files the index holds are re-indexed alone, in milliseconds; other paths get the
+        // incremental sync without the database write. The sync that writes it (and records git
+        // state) follows once edits pause.
+        const editStarted = Date.now();
+        const edited = await this.client.request('syncPaths', { projectKey: status.key, paths: [...pendingAtStart] });
+        // A newer edit already has its run scheduled; that run schedules this sync in turn.
+        if (!this.timers.has(status.key)) this.scheduleSync(status.folder, reconcileDelayMs);
+        if (!edited.report) {
+          for (const pending of pendingAtStart) status.pendingPaths.delete(pending);
+          status.lastSync = new Date();
+          status.state = status.pendingPaths.size > 0 ? 'stale' : 'ready';
+          this.log.info(`Re-indexed ${edited.changed} edited file(s) of ${status.folder.name} in ${Date.now() - editStarted} ms.`);
+          return;
+        }
+        report = edited.report;
+      }
+      report ??= await this.client.request('sync', { projectKey: status.key, full });
+      for (const pending of pendingAtStart) status.pendingPaths.delete(pending);
+      status.lastReport = report;
+      status.lastSync = new Date();
+      status.progress = undefined;
+      status.state = status.pendingPaths.size > 0 ? 'stale' : 'ready';
+      this.log.info(`Synced ${status.folder.name}: ${report.reindexed} indexed, ${report.unchanged} unchanged, ${report.removed} removed, ${report.read} read, ${report.excluded} excluded in ${report.durationMs} ms.`);
+      for (const note of report.boundNotes) this.log.warn(note);
+      for (const error of report.errors) this.log.error(error);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      status.state = /aborted|AbortError/i.test(message) ? 'stale' : 'error';
+      status.message = message;
+      this.log.error(`Sync of ${status.folder.name} failed: ${message}`);
+    }
   }
 
   /** Closes every engine (persisting it) and opens it again from global storage, as a window reload does. */
@@ -272,7 +308,6 @@ export class IndexService implements vscode.Disposable {
         });
         try {
           for (const status of this.statuses()) {
-            await this.running.get(status.key);
             await this.runSync(status, true);
           }
         } finally {
@@ -285,16 +320,15 @@ export class IndexService implements vscode.Disposable {
   }
 
   private onProgressReport(listener: (key: string, progress: SyncProgress) => void): vscode.Disposable {
-    const id = `${Date.now()}-${Math.random()}`;
-    this.progressWaiters.set(id, listener);
-    return new vscode.Disposable(() => this.progressWaiters.delete(id));
+    this.progressListeners.add(listener);
+    return new vscode.Disposable(() => this.progressListeners.delete(listener));
   }
 
   private onProgress(key: string, progress: SyncProgress): void {
     const status = this.folders.get(key);
     if (!status) return;
     status.progress = progress;
-    for (const waiter of this.progressWaiters.values()) waiter(key, progress);
+    for (const listener of this.progressListeners) listener(key, progress);
     this.changed();
   }
 
@@ -313,13 +347,20 @@ export class IndexService implements vscode.Disposable {
   }
 
   /** Waits until no sync is scheduled or running (tests and commands use this). */
-  async whenIdle(): Promise<void> {
-    for (;;) {
-      const running = [...this.running.values()];
-      if (running.length === 0 && this.timers.size === 0) return;
-      await Promise.all(running);
-      if (this.timers.size > 0) await new Promise((resolve) => setTimeout(resolve, syncDebounceMs));
-    }
+  whenIdle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private isIdle(): boolean {
+    return this.running.size === 0 && this.timers.size === 0;
+  }
+
+  private notifyIfIdle(): void {
+    if (!this.isIdle()) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   /** The folders whose index is open and may be queried (none while untrusted), for the agent tools. */
@@ -376,8 +417,9 @@ export class IndexService implements vscode.Disposable {
   }
 
   async dispose(): Promise<void> {
-    for (const timer of this.timers.values()) clearTimeout(timer);
+    for (const { timer } of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    this.notifyIfIdle();
     for (const status of this.statuses()) {
       if (status.opened) await this.client.request('close', { projectKey: status.key }).catch(() => undefined);
     }

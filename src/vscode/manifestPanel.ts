@@ -105,12 +105,12 @@ export class ManifestPanel implements vscode.Disposable {
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${webview.cspSource}; script-src 'nonce-${nonce}'; img-src ${webview.cspSource};">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link href="${style}" rel="stylesheet">
+<link href="${style.toString()}" rel="stylesheet">
 <title>${vscode.l10n.t('Context Manifest')}</title>
 </head>
 <body>
 <main id="app" aria-live="polite"></main>
-<script nonce="${nonce}" src="${script}"></script>
+<script nonce="${nonce}" src="${script.toString()}"></script>
 </body>
 </html>`;
   }

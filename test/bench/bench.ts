@@ -117,7 +117,7 @@ async function makeParsers(repoRoot: string): Promise<{ parsers: ChunkParser[]; 
   const directory = grammarDirectory(repoRoot);
   if (!directory) return { parsers: [], note: 'no grammars folder found (dist/grammars); text windows only' };
   try {
-    const parsers = await createStructuralParsers({ grammarDirectory: directory, queryDirectory: directory });
+    const parsers = createStructuralParsers({ grammarDirectory: directory, queryDirectory: directory });
     return { parsers, note: parsers.length === 0 ? `createStructuralParsers returned no parsers; text windows only` : `${parsers.map((parser) => `${parser.kind}@${parser.version}`).join(', ')} from ${directory}` };
   } catch (error) {
     return { parsers: [], note: `structural parsers failed to load (${errorLine(error)}); text windows only` };
@@ -258,7 +258,6 @@ async function incremental(open: OpenIndex, corpus: Corpus, label: string): Prom
     const original = fs.readFileSync(absolute);
     const stat = fs.statSync(absolute);
     let changed: { ms: number; reindexed: number };
-    let restored: { ms: number };
     try {
       fs.writeFileSync(absolute, Buffer.concat([original, Buffer.from(`\n${sample.language === 'python' ? '#' : '//'} bench edit ${Date.now()}\n`)]));
       const future = new Date(Date.now() + 5_000);
@@ -268,7 +267,7 @@ async function incremental(open: OpenIndex, corpus: Corpus, label: string): Prom
       fs.writeFileSync(absolute, original);
       fs.utimesSync(absolute, stat.atime, stat.mtime);
     }
-    restored = await timedSync(open.engine);
+    const restored = await timedSync(open.engine);
     const sortedNoChange = [...noChange].sort((a, b) => a - b);
     const figures: IncrementalFigures = {
       noChangeMs: noChange, noChangeMedianMs: sortedNoChange[1], oneFileChangedMs: changed.ms, oneFileReindexed: changed.reindexed,

@@ -120,7 +120,7 @@ export function pythonStdlibSlice(stdlib: string): string[] {
 
 function execFileText(command: string, args: string[], timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { timeout: timeoutMs, maxBuffer: 1 << 20 }, (error, stdout) => (error ? reject(error) : resolve(stdout.toString())));
+    execFile(command, args, { timeout: timeoutMs, maxBuffer: 1 << 20 }, (error: Error | null, stdout) => (error ? reject(error) : resolve(stdout.toString())));
   });
 }
 

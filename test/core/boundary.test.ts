@@ -47,6 +47,8 @@ function splitLikePython(texts: string[]): string[][] {
     return JSON.parse(output) as string[][];
   }
   return texts.map((text) => {
+    // The separators JavaScript's own line splitting knows, control characters included on purpose.
+    // eslint-disable-next-line no-control-regex
     const lines = text.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
     if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
     return lines;

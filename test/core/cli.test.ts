@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { Fixture, tempFile } from './fixtures';
@@ -12,6 +13,16 @@ after(() => fixtures.forEach((created) => created.cleanup()));
 function pk(args: string[], cwd = repository, env: NodeJS.ProcessEnv = {}) {
   const result = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env: { ...process.env, ...env } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** The parts of the `--json` outputs these tests read (SPEC §14). */
+interface SearchJson {
+  results: Array<{ path: string; startLine: number; endLine: number; sha256: string; citation: string }>;
+  manifest: { entries: unknown[]; revision: { head?: string } };
+}
+interface HealthJson {
+  files: number;
+  exclusionsByReason: Record<string, number>;
 }
 
 function project(): { fixture: Fixture; db: string } {
@@ -29,11 +40,11 @@ describe('pk CLI contract (SPEC §14)', () => {
     const { fixture, db } = project();
     const indexed = pk(['index', fixture.root, '--db', db, '--json']);
     assert.equal(indexed.code, 0, indexed.stderr);
-    const report = JSON.parse(indexed.stdout);
+    const report = JSON.parse(indexed.stdout) as { reindexed: number };
     assert.equal(report.reindexed, 2);
     const search = pk(['search', '"sending message"', '--root', fixture.root, '--db', db, '--json']);
     assert.equal(search.code, 0, search.stderr);
-    const parsed = JSON.parse(search.stdout);
+    const parsed = JSON.parse(search.stdout) as SearchJson;
     assert.ok(Array.isArray(parsed.results) && parsed.results.length >= 1);
     const first = parsed.results[0];
     assert.deepEqual(Object.keys(first).sort(), ['citation', 'endLine', 'path', 'reason', 'score', 'sha256', 'startLine', 'symbol']);
@@ -46,8 +57,8 @@ describe('pk CLI contract (SPEC §14)', () => {
   test('get prints the cited lines and refuses a stale hash with a non-zero exit', () => {
     const { fixture, db } = project();
     pk(['index', fixture.root, '--db', db]);
-    const search = JSON.parse(pk(['search', 'session.ts', '--root', fixture.root, '--db', db, '--json']).stdout);
-    const citation = search.results[0].citation as string;
+    const search = JSON.parse(pk(['search', 'session.ts', '--root', fixture.root, '--db', db, '--json']).stdout) as SearchJson;
+    const citation = search.results[0].citation;
     const got = pk(['get', citation.replace(/#L\d+-L\d+/, '#L2-L2'), '--root', fixture.root, '--db', db]);
     assert.equal(got.code, 0, got.stderr);
     assert.equal(got.stdout, '  send(message: string): void {\n');
@@ -73,10 +84,17 @@ describe('pk CLI contract (SPEC §14)', () => {
     pk(['index', fixture.root, '--db', db]);
     const symbols = pk(['symbols', '--root', fixture.root, '--db', db, '--json']);
     assert.equal(symbols.code, 0, symbols.stderr);
-    assert.ok(Array.isArray(JSON.parse(symbols.stdout)));
+    // Every declaration of the two fixture files, with 1-based inclusive lines (SPEC §14).
+    type Symbol = { path: string; name: string; qualifiedName: string; kind: string; startLine: number; endLine: number };
+    const listed = (JSON.parse(symbols.stdout) as Symbol[]).sort((a, b) => a.path.localeCompare(b.path) || a.startLine - b.startLine);
+    assert.deepEqual(listed, [
+      { path: 'src/session.ts', name: 'Session', qualifiedName: 'Session', kind: 'class', startLine: 1, endLine: 5 },
+      { path: 'src/session.ts', name: 'send', qualifiedName: 'Session.send', kind: 'method', startLine: 2, endLine: 4 },
+      { path: 'src/util.py', name: 'helper', qualifiedName: 'helper', kind: 'function', startLine: 1, endLine: 2 },
+    ]);
     const health = pk(['health', '--root', fixture.root, '--db', db, '--json']);
     assert.equal(health.code, 0, health.stderr);
-    const parsed = JSON.parse(health.stdout);
+    const parsed = JSON.parse(health.stdout) as HealthJson;
     assert.equal(parsed.files, 2);
     assert.equal(parsed.exclusionsByReason.lockfile, 1);
     const text = pk(['health', '--root', fixture.root, '--db', db]);
@@ -106,11 +124,11 @@ describe('pk CLI contract (SPEC §14)', () => {
 
   test('a text file as --db is refused in one line, not a crash, and left as it was', () => {
     const { fixture, db } = project();
-    require('node:fs').writeFileSync(db, 'garbage');
+    fs.writeFileSync(db, 'garbage');
     const indexed = pk(['index', fixture.root, '--db', db]);
     assert.equal(indexed.code, 1, indexed.stderr);
     assert.equal(indexed.stderr.trim().split('\n').length, 1, indexed.stderr);
     assert.match(indexed.stderr, /^pk: Refusing to use .* it is not a SQLite database/);
-    assert.equal(require('node:fs').readFileSync(db, 'utf8'), 'garbage');
+    assert.equal(fs.readFileSync(db, 'utf8'), 'garbage');
   });
 });

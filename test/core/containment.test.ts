@@ -301,8 +301,8 @@ describe('non-regular files are never waited on', { skip: posixOnly }, () => {
     project.initGit();
     const db = tempFile('fifo.sqlite');
     assert.equal(pk(['index', project.root, '--db', db]).code, 0);
-    const found = JSON.parse(pk(['search', 'pipeReader', '--root', project.root, '--db', db, '--json']).stdout);
-    const citation = found.results[0].citation as string;
+    const found = JSON.parse(pk(['search', 'pipeReader', '--root', project.root, '--db', db, '--json']).stdout) as { results: Array<{ citation: string }> };
+    const citation = found.results[0].citation;
     // Each command that verifies gets its own copy of the index, which still holds src/pipe.ts as current.
     const searchDb = tempFile('fifo-search.sqlite');
     const contextDb = tempFile('fifo-context.sqlite');
@@ -319,13 +319,13 @@ describe('non-regular files are never waited on', { skip: posixOnly }, () => {
     assertRefused(uncited, /not-regular-file/);
     const search = await pkNeverReading(fifo, ['search', 'pipeReader', '--root', project.root, '--db', searchDb, '--json'], boundMs);
     assert.equal(search.code, 0, search.stderr);
-    const parsed = JSON.parse(search.stdout);
-    assert.ok(parsed.results.every((result: { path: string }) => result.path !== 'src/pipe.ts'));
+    const parsed = JSON.parse(search.stdout) as { results: Array<{ path: string }>; manifest: { entries: Array<{ path: string; reason: string }> } };
+    assert.ok(parsed.results.every((result) => result.path !== 'src/pipe.ts'));
     assert.ok(parsed.manifest.entries.some(refusedPipe));
     const context = await pkNeverReading(fifo, ['context', 'pipeReader', '--root', project.root, '--db', contextDb, '--json'], boundMs);
     assert.equal(context.code, 0, context.stderr);
-    const quoted = JSON.parse(context.stdout);
-    assert.ok(quoted.blocks.every((block: string) => !block.includes('"src/pipe.ts"')));
+    const quoted = JSON.parse(context.stdout) as { blocks: string[]; manifest: { entries: Array<{ path: string; reason: string }> } };
+    assert.ok(quoted.blocks.every((block) => !block.includes('"src/pipe.ts"')));
     assert.ok(quoted.manifest.entries.some(refusedPipe));
     const reindexed = await pkNeverReading(fifo, ['index', project.root, '--db', db, '--json'], boundMs);
     assert.equal(reindexed.code, 0, reindexed.stderr);

@@ -154,7 +154,7 @@ describe('--db opens or replaces only a missing or empty file or an index of our
     older.close();
     const again = pk(['index', fixture.root, '--db', db, '--json']);
     assert.equal(again.code, 0, again.stderr);
-    assert.equal(JSON.parse(again.stdout).reindexed, 0, 'loaded, not rebuilt');
+    assert.equal((JSON.parse(again.stdout) as { reindexed: number }).reindexed, 0, 'loaded, not rebuilt');
 
     // An older schema version of ours is discarded and rebuilt, not refused.
     const oldSchema = new SQL.Database(fs.readFileSync(db));
@@ -165,7 +165,7 @@ describe('--db opens or replaces only a missing or empty file or an index of our
     const rebuilt = pk(['index', fixture.root, '--db', db, '--json']);
     assert.equal(rebuilt.code, 0, rebuilt.stderr);
     assert.match(rebuilt.stderr, /discarded and will be rebuilt: schema version 1/);
-    assert.equal(JSON.parse(rebuilt.stdout).reindexed, 2);
+    assert.equal((JSON.parse(rebuilt.stdout) as { reindexed: number }).reindexed, 2);
   });
 });
 
@@ -184,7 +184,7 @@ describe('writers lock the database and never lose an update', () => {
     fs.writeFileSync(path.join(control, 'resume'), '');
     assert.equal(await first.done, 0, first.stderr());
     assert.equal(searchPaths(fixture.root, db, 'zebraMarkerValue')[0], 'src/marker.ts');
-    const health = JSON.parse(pk(['health', '--root', fixture.root, '--db', db, '--json']).stdout);
+    const health = JSON.parse(pk(['health', '--root', fixture.root, '--db', db, '--json']).stdout) as { files: number };
     assert.equal(health.files, 3);
   });
 
@@ -199,7 +199,7 @@ describe('writers lock the database and never lose an update', () => {
     const first = pkChild(['index', fixture.root, '--db', db], { PK_TEST_PAUSE_IN_SAVE: control });
     await waitFor('the first writer to pause inside its save', () => fs.existsSync(path.join(control, 'paused')));
     assert.ok(fs.existsSync(`${db}.lock`), 'the lock is held during the save');
-    const lock = JSON.parse(fs.readFileSync(`${db}.lock`, 'utf8'));
+    const lock = JSON.parse(fs.readFileSync(`${db}.lock`, 'utf8')) as { pid: number; host: string };
     assert.equal(lock.pid, first.child.pid);
     assert.equal(lock.host, os.hostname());
     fixture.write('src/marker.ts', 'export const zebraMarkerValue = 1;\n');
@@ -222,7 +222,7 @@ describe('writers lock the database and never lose an update', () => {
     const dbPath = path.join(place, 'index.sqlite');
     const dead = spawnSync(process.execPath, ['-e', '']);
     assert.equal(dead.status, 0);
-    const deadPid = dead.pid as number;
+    const deadPid = dead.pid;
     const stale = { pid: deadPid, host: os.hostname(), since: new Date().toISOString(), token: 'dead' };
     fs.writeFileSync(`${dbPath}.lock`, JSON.stringify(stale));
     const engine = await openEngine(fixture.root, { dbPath });

@@ -5,6 +5,10 @@ import * as path from 'node:path';
 import { after } from 'node:test';
 import { ProjectEngine, type OpenEngineOptions } from '../../src/core/engine';
 import { nodePorts, type EnginePorts } from '../../src/core/ports';
+import { Random } from '../bench/random';
+
+/** The last mtime `Fixture.edit` set, so each edit moves strictly forward (even two in the same millisecond). */
+let lastEditTime = 0;
 
 /** A temporary project folder the test owns; removed by `cleanup`. */
 export class Fixture {
@@ -25,10 +29,15 @@ export class Fixture {
     fs.writeFileSync(absolute, content);
   }
 
-  /** Writes and moves the mtime forward so size+mtime change detection always sees it. */
+  /**
+   * Writes and moves the mtime forward so size+mtime change detection always sees it: each edit
+   * gets a later mtime than the one before, 5 s ahead of the clock, in whole seconds so that file
+   * systems with coarse timestamps keep the difference.
+   */
   edit(relative: string, content: string): void {
     this.write(relative, content);
-    const future = new Date(Date.now() + 5_000 + Math.floor(Math.random() * 1000));
+    lastEditTime = Math.max(Math.ceil((Date.now() + 5_000) / 1000) * 1000, lastEditTime + 1000);
+    const future = new Date(lastEditTime);
     fs.utimesSync(this.path(relative), future, future);
   }
 
@@ -87,9 +96,16 @@ export function numberedLines(count: number, prefix = 'line'): string {
   return Array.from({ length: count }, (_, index) => `const ${prefix}${index + 1} = ${index + 1};`).join('\n') + '\n';
 }
 
+/**
+ * Seeded, so a failing run can be repeated exactly: `PK_TEST_SEED=<n>` picks another sequence
+ * (the default is the same on every run).
+ */
+const seed = Number.parseInt(process.env.PK_TEST_SEED ?? '', 10);
+const random = new Random(Number.isSafeInteger(seed) ? seed : 20261201);
+
 /** Random characters from an alphabet, for secrets generated at test time (never committed). */
 export function randomFrom(alphabet: string, length: number): string {
   let out = '';
-  for (let index = 0; index < length; index++) out += alphabet[Math.floor(Math.random() * alphabet.length)];
+  for (let index = 0; index < length; index++) out += alphabet[Math.floor(random.next() * alphabet.length)];
   return out;
 }

@@ -74,7 +74,7 @@ function vectorCount(engine: ProjectEngine): number {
 }
 
 function vectorKeys(engine: ProjectEngine): string[] {
-  return (engine.store.database.exec('SELECT source_key, source_hash FROM derived_embeddings ORDER BY source_key')[0]?.values ?? []).map((row) => `${row[0]}@${row[1]}`);
+  return (engine.store.database.exec('SELECT source_key, source_hash FROM derived_embeddings ORDER BY source_key')[0]?.values ?? []).map((row) => `${String(row[0])}@${String(row[1])}`);
 }
 
 function contextOf(engine: ProjectEngine): SyncContext {

@@ -1,17 +1,22 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
 const repository = path.resolve(__dirname, '..', '..', '..');
-const manifest = JSON.parse(fs.readFileSync(path.join(repository, 'package.json'), 'utf8'));
+interface Manifest {
+  engines: { vscode: string };
+  devDependencies: Record<string, string>;
+  contributes: { configuration: { properties: Record<string, { default: unknown }> } };
+}
+const manifest = JSON.parse(fs.readFileSync(path.join(repository, 'package.json'), 'utf8')) as Manifest;
 const nls = JSON.parse(fs.readFileSync(path.join(repository, 'package.nls.json'), 'utf8')) as Record<string, string>;
 
 test("the README's settings table matches package.json", () => {
   const readme = fs.readFileSync(path.join(repository, 'README.md'), 'utf8');
   const rows = [...readme.matchAll(/^\| `(projectKnowledge\.[A-Za-z]+)` \| `([^`]*)` \|/gm)].map((match) => [match[1], match[2]]);
-  const properties = manifest.contributes.configuration.properties as Record<string, { default: unknown }>;
+  const properties = manifest.contributes.configuration.properties;
   const expected = Object.entries(properties).map(([key, value]) => [key, JSON.stringify(value.default)]);
   assert.deepEqual(rows.sort(), expected.sort());
 });
@@ -23,12 +28,14 @@ test('every %placeholder% in package.json has an English string', () => {
 });
 
 test('the l10n bundle lists every vscode.l10n.t message', () => {
-  execFileSync(process.execPath, [path.join(repository, 'scripts', 'l10n-export.mjs'), '--check'], { stdio: 'pipe' });
+  const check = spawnSync(process.execPath, [path.join(repository, 'scripts', 'l10n-export.mjs'), '--check'], { encoding: 'utf8' });
+  assert.equal(check.status, 0, check.stderr);
+  assert.match(check.stdout, /^l10n bundle up to date \([1-9]\d* messages\)$/m);
 });
 
 test('engines.vscode and @types/vscode agree and stay within code-server 1.139', () => {
-  const engine = (manifest.engines.vscode as string).replace(/^\^/, '');
-  const types = (manifest.devDependencies['@types/vscode'] as string).replace(/^[~^]/, '');
+  const engine = manifest.engines.vscode.replace(/^\^/, '');
+  const types = manifest.devDependencies['@types/vscode'].replace(/^[~^]/, '');
   assert.equal(engine.split('.').slice(0, 2).join('.'), types.split('.').slice(0, 2).join('.'));
   assert.ok(Number(engine.split('.')[1]) <= 139);
 });

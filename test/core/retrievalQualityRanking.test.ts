@@ -174,7 +174,7 @@ describe('ordering, collapsing and cutting', () => {
       for (let j = i + 1; j < ranges.length; j++) {
         const overlap = Math.min(ranges[i][1], ranges[j][1]) - Math.max(ranges[i][0], ranges[j][0]) + 1;
         const smaller = Math.min(ranges[i][1] - ranges[i][0] + 1, ranges[j][1] - ranges[j][0] + 1);
-        assert.ok(overlap * 2 < smaller, `${ranges[i]} and ${ranges[j]} overlap by half or more`);
+        assert.ok(overlap * 2 < smaller, `${ranges[i].join('-')} and ${ranges[j].join('-')} overlap by half or more`);
       }
     }
     await engine.close();

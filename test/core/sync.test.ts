@@ -308,7 +308,7 @@ describe('persistence', () => {
     const engine = await openEngine(project.root, { dbPath });
     await engine.sync();
     await engine.close();
-    const directory = fs.readdirSync(require('node:path').dirname(dbPath));
+    const directory = fs.readdirSync(path.dirname(dbPath));
     assert.deepEqual(directory, ['index.sqlite']);
   });
 });

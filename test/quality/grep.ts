@@ -67,7 +67,7 @@ function ripgrepHits(root: string, literals: string[]): Array<{ path: string; li
   const args = ['-F', '-S', '-n', '--no-heading', '--sort', 'path', '--max-count', String(hitLimit)];
   for (const literal of literals) args.push('-e', literal);
   args.push('.');
-  let output = '';
+  let output: string;
   try {
     output = execFileSync('rg', args, { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   } catch (error) {

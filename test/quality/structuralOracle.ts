@@ -235,6 +235,8 @@ export function loadTypeScriptOracle(root: string): { api: TsApi; from: string }
     }
     if (!resolved) continue;
     try {
+      // The oracle is found at run time, so it is loaded by its resolved path.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
       const api = require(resolved) as Partial<TsApi>;
       if (typeof api.createSourceFile === 'function' && typeof api.forEachChild === 'function' && api.SyntaxKind) return { api: api as TsApi, from: `${resolved} (TypeScript ${api.version})` };
       tried.push(`${resolved}: no JS compiler API`);
@@ -418,7 +420,7 @@ interface PythonOracleOutput {
 
 function runPythonOracle(python: string, helper: string, files: string[]): Promise<PythonOracleOutput> {
   return new Promise((resolve, reject) => {
-    const child = execFile(python, [helper], { maxBuffer: 256 * 1024 * 1024, timeout: 300_000 }, (error, stdout) => {
+    const child = execFile(python, [helper], { maxBuffer: 256 * 1024 * 1024, timeout: 300_000 }, (error: Error | null, stdout) => {
       if (error) {
         reject(error);
         return;

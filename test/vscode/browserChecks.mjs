@@ -13,6 +13,7 @@
 // Every wait is on a condition with a bound; a failing check prints what it saw (row labels, table
 // rows) and saves a screenshot test-output/screenshots/failed-<check>.png. Standalone:
 //   node test/vscode/browserChecks.mjs [trusted|grant]      (after npm run build && npm run build:test)
+/* global document, window -- only inside page.evaluate callbacks, which run in the browser */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

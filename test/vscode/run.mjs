@@ -4,7 +4,7 @@
 // summary line `N passed, N failed`. `node test/vscode/run.mjs <trusted|untrusted|browser>` runs one part.
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from './launcher/toolchain.mjs';
+import { ensureToolchain, REPO_ROOT } from './launcher/toolchain.mjs';
 import { runExtensionTests } from './launcher/runSuite.mjs';
 import { createFixtureWorkspace } from './fixtureWorkspace.mjs';
 import { chatAnswerScreenshot } from './fakeModel/chatScreenshot.mjs';
@@ -20,6 +20,15 @@ const runs = [
   // @project and #projectKnowledge through the chat UI, answered by the fake model in test/vscode/fakeModel.
   { name: 'chat', trusted: true, timeoutMs: 480_000, afterStart: chatAnswerScreenshot(path.join(outputDir, 'screenshots', 'chat-answer.png')) },
 ].filter((run) => !only || run.name === only);
+
+// Packages and toolchain once, up front: without them every run below would fail the same way.
+try {
+  await ensureToolchain();
+} catch (error) {
+  console.error(`[toolchain] ${error instanceof Error ? error.message : String(error)}`);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
 
 let passed = 0;
 let failed = 0;

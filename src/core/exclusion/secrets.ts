@@ -320,7 +320,7 @@ function isSecretName(text: string, index: number, keyword: string): boolean {
  * random password that merely starts with `%`, `@`, `#`, `*` or `&`, or holds `%S!`, is still one.
  */
 const valuePlaceholderPattern =
-  /^[{<[(]|^\$[A-Za-z_]\w*$|^%[A-Za-z_]\w*%$|^@[A-Za-z_][\w-]*[.:][\w.:-]*$|^&[A-Za-z]\w{0,15};$|^#\{|\$\{|\{\{|\}\}|%\(|<[^>]*>|process\.env|environ|getenv|\benv\b|changeme|change[_\-]?me|example|placeholder|your|xxxx|\*\*\*|\.\.\.|dummy|fake|sample|redacted|replace|insert|todo|test|mock|secret|password|token|undefined|null|none|localhost|lorem|foobar|123456|abcdef|qwerty|pass|admin|user|guest|demo|default|welcome|letmein/i;
+  /^[{<[(]|^\$[A-Za-z_]\w*$|^%[A-Za-z_]\w*%$|^@[A-Za-z_][\w-]*[.:][\w.:-]*$|^&[A-Za-z]\w{0,15};$|^#\{|\$\{|\{\{|\}\}|%\(|<[^>]*>|process\.env|environ|getenv|\benv\b|changeme|change[_-]?me|example|placeholder|your|xxxx|\*\*\*|\.\.\.|dummy|fake|sample|redacted|replace|insert|todo|test|mock|secret|password|token|undefined|null|none|localhost|lorem|foobar|123456|abcdef|qwerty|pass|admin|user|guest|demo|default|welcome|letmein/i;
 
 /** A printf-style slot (`db-%s`, `%s:%s`), case-sensitive. */
 const formatPlaceholderPattern = /%s(?=$|[\s'"/:.,;_-])/;
@@ -429,7 +429,7 @@ function assignmentAt(text: string, index: number, name: string, bareAllowed: bo
   if (value === undefined || !isSecretLikeValue(value)) return undefined;
   const vendorRule = tokenWithin(value);
   if (vendorRule) return vendorRule;
-  return /secret[_.\-]?access[_.\-]?key$/i.test(fullName) && /^[A-Za-z0-9/+]{40}$/.test(value) ? 'aws-secret-access-key' : 'secret-assignment';
+  return /secret[_.-]?access[_.-]?key$/i.test(fullName) && /^[A-Za-z0-9/+]{40}$/.test(value) ? 'aws-secret-access-key' : 'secret-assignment';
 }
 
 /** The first vendor token or secret assignment in the text. */
@@ -446,13 +446,13 @@ function findCandidate(text: string, relativePath: string): Hit | undefined {
 
 function nameEndingAt(text: string, end: number): string {
   let start = end;
-  while (start > 0 && end - start < 80 && /[\w.\-]/.test(text[start - 1])) start--;
+  while (start > 0 && end - start < 80 && /[\w.-]/.test(text[start - 1])) start--;
   return text.slice(start, end);
 }
 
 // --- Credentials in URLs ----------------------------------------------------------------------
 
-const urlUserInfoPattern = /([^\s:@/?#"'`<>\\]{1,64}):([^\s@/?#"'`<>\\]{1,128})@(?<host>[A-Za-z0-9.\-]{1,253})/y;
+const urlUserInfoPattern = /([^\s:@/?#"'`<>\\]{1,64}):([^\s@/?#"'`<>\\]{1,128})@(?<host>[A-Za-z0-9.-]{1,253})/y;
 /** Hosts of documentation and local development, whose passwords are not worth a secret. */
 const exampleHostPattern = /(?:^|\.)(?:example|localhost|test|invalid|local)(?:\.(?:com|org|net))?$|^127\.|^0\.0\.0\.0$/i;
 
@@ -541,7 +541,7 @@ function findAnchoredToken(text: string, stopAt: number): Hit | undefined {
  * Discord bot tokens have no prefix: the base64 of the bot's numeric id, a dot, six characters of
  * timestamp, a dot and the HMAC. The id part starts with `M`, `N` or `O` (ids are 17-20 digits).
  */
-const discordBotTokenPattern = /(?<![\w.\-])[MNO][A-Za-z\d]{23,27}\.[\w\-]{6}\.[\w\-]{27,40}(?![\w.\-])/g;
+const discordBotTokenPattern = /(?<![\w.-])[MNO][A-Za-z\d]{23,27}\.[\w-]{6}\.[\w-]{27,40}(?![\w.-])/g;
 
 function findDiscordBotToken(text: string, stopAt: number): Hit | undefined {
   discordBotTokenPattern.lastIndex = 0;
@@ -575,6 +575,6 @@ export function findSecret(text: string, relativePath: string): SecretFinding | 
   consider(findAnchoredToken(text, best?.index ?? Infinity));
   consider(findCommandLineCredential(text, best?.index ?? Infinity));
   consider(findDiscordBotToken(text, best?.index ?? Infinity));
-  const found = best as Hit | undefined;
+  const found = best;
   return found ? { rule: found.rule, line: lineAt(text, found.index) } : undefined;
 }

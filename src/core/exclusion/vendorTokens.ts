@@ -15,7 +15,7 @@ export interface VendorToken {
 /** Not a token character: tokens end at a quote, space, `;`, `&`, `<` or the end of the text. */
 const end = String.raw`(?![A-Za-z0-9_\-])`;
 
-export const vendorTokens: readonly VendorToken[] = [
+export const vendorTokens = [
   { rule: 'aws-access-key-id', prefix: String.raw`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)`, body: String.raw`[A-Z0-9]{16}\b` },
   {
     rule: 'azure-storage-key', prefix: String.raw`(?:AccountKey|SharedAccessKey)=`,
@@ -69,7 +69,7 @@ export const vendorTokens: readonly VendorToken[] = [
   { rule: 'artifactory-key', prefix: String.raw`\bAKCp`, body: String.raw`[A-Za-z0-9]{69}\b` },
   { rule: 'flyio-token', prefix: String.raw`\b(?:fo1_|fm[12][ar]?_)`, body: String.raw`[A-Za-z0-9+/_\-]{43,400}={0,3}` },
   { rule: 'onepassword-token', prefix: String.raw`\bops_eyJ`, body: String.raw`[A-Za-z0-9+/]{250,2000}={0,3}` },
-];
+] as const satisfies readonly VendorToken[];
 
 /**
  * Formats identified by a marker inside the token rather than at its start (`…8Q~…`, `…:AA…`):
@@ -84,9 +84,9 @@ export interface AnchoredToken {
   pattern: RegExp;
 }
 
-export const anchoredTokens: readonly AnchoredToken[] = [
+export const anchoredTokens = [
   // Azure AD client secrets: three characters, a digit, `Q~`, then 31 to 34 more.
-  { rule: 'azure-ad-client-secret', anchor: 'Q~', back: [4], pattern: /(?<![\w~.])[\w~.]{3}\dQ~[\w~.\-]{31,34}(?![\w~.\-])/y },
+  { rule: 'azure-ad-client-secret', anchor: 'Q~', back: [4], pattern: /(?<![\w~.])[\w~.]{3}\dQ~[\w~.-]{31,34}(?![\w~.-])/y },
   // Telegram bot tokens: the bot's numeric id, `:AA`, then 33 characters.
-  { rule: 'telegram-bot-token', anchor: ':AA', back: [8, 9, 10], pattern: /(?<![\w])\d{8,10}:AA[\w\-]{33}(?![\w\-])/y },
-];
+  { rule: 'telegram-bot-token', anchor: ':AA', back: [8, 9, 10], pattern: /(?<![\w])\d{8,10}:AA[\w-]{33}(?![\w-])/y },
+] as const satisfies readonly AnchoredToken[];

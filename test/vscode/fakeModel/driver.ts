@@ -21,7 +21,8 @@ export const fakeModelExtensionId = 'pk-test.fake-model';
 export type FakeModelMode = 'reply' | 'language-model-error' | 'error' | 'fail-mid-stream';
 
 export interface RecordedMessage {
-  role: 'user' | 'assistant' | string;
+  /** 'user' or 'assistant', or whatever other role a newer VS Code sends. */
+  role: string;
   name: string | undefined;
   text: string;
 }

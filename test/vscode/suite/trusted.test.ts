@@ -21,6 +21,7 @@ describe('trusted workspace', () => {
   before(async () => {
     const api = await activeApi();
     await waitFor('the first index', () => api.service.statuses().some((status) => status.state === 'ready'), 60_000);
+    await api.service.whenIdle();
   });
 
   it('activates quickly and indexes on its own', async () => {
@@ -47,7 +48,8 @@ describe('trusted workspace', () => {
 
   it('registers every command in package.json and no other', async () => {
     const extension = vscode.extensions.getExtension(extensionId);
-    const declared = (extension?.packageJSON.contributes.commands as Array<{ command: string }>).map((entry) => entry.command).sort();
+    const manifest = extension?.packageJSON as { contributes: { commands: Array<{ command: string }> } } | undefined;
+    const declared = (manifest?.contributes.commands ?? []).map((entry) => entry.command).sort();
     // VS Code adds view commands (`projectKnowledge.index.focus`, ...) of its own.
     const registered = (await vscode.commands.getCommands(true)).filter((command) => command.startsWith('projectKnowledge.') && !command.startsWith('projectKnowledge.index.')).sort();
     assert.deepEqual(registered, declared);
@@ -123,6 +125,20 @@ describe('trusted workspace', () => {
     assert.equal(status.loadedFromDisk, true);
     assert.equal(status.lastReport?.read, 0);
     assert.equal(status.lastReport?.reindexed, 0);
+  });
+
+  it('settles a sync only with the syncs queued behind it, so the state it leaves is final', async () => {
+    const api = await activeApi();
+    await api.service.whenIdle();
+    const status = api.service.statuses()[0];
+    const first = api.service.runSync(status);
+    // Requested while the first runs: it is queued, and the promise of the first covers it.
+    const queued = api.service.runSync(status, true);
+    await first;
+    assert.equal(status.lastReport?.full, true, 'the queued full rescan ran before the first promise settled');
+    assert.equal(status.state, 'ready');
+    await queued;
+    assert.equal(status.state, 'ready');
   });
 
   it('rebuilds on demand with a full rescan', async () => {

@@ -69,6 +69,8 @@ if (mode === 'trusted') {
       }
       signal('ready-for-ui');
       await waitForSignal('ui-done');
+      // The browser's checks (counted on its side) worked in the manifest webview; it is still open.
+      assert.equal((await activeApi()).manifest.isOpen, true, 'the manifest webview the browser checked is still open');
     });
   });
 } else if (mode === 'grant') {
