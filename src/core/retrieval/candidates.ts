@@ -28,6 +28,13 @@ export const tierScores: Record<CandidateReason, number> = {
   semantic: 20,
 };
 
+/**
+ * An exact phrase that is the whole literal of the request (the typed message, a quoted phrase of
+ * two or more words, an error's whole run) ranks here, above an exact simple symbol: "Event loop is
+ * closed" is answered by the line that raises it, not by declarations named `loop` or `closed`.
+ */
+export const wholePhraseTier = 175;
+
 /** Candidates at or above this base are exact matches: nothing weaker may displace them. */
 export const exactTierFloor = tierScores['exact-basename'];
 
@@ -66,6 +73,38 @@ function firstPartPerSymbol(rows: SnippetRow[]): SnippetRow[] {
 
 const maxPerName = 24;
 const maxPhraseQueries = 24;
+/** A plain word of a multi-word request counts as a declaration only when at most this many declare it. */
+const maxRareDeclarations = 3;
+/** Words a pasted text is searched for: its rarest in this index (of up to this many candidates). */
+const maxLongWords = 256;
+
+/**
+ * The request's words for a pasted text, rarest in this index first (as BM25 would weigh them),
+ * at most 32; words no chunk holds are dropped. Common words' counts are stored; the others are
+ * counted by one query.
+ */
+export function rarestWords(store: IndexStore, words: string[]): string[] {
+  const counts = store.commonTermCounts(words);
+  const total = (perColumn: number[] | undefined) => (perColumn ?? []).reduce((sum, documents) => Math.max(sum, documents), 0);
+  const uncounted = words.filter((word) => !counts.has(word));
+  if (uncounted.length > 0) {
+    try {
+      const found = store.termDocumentCounts(uncounted.map(ftsQuote));
+      uncounted.forEach((word, index) => counts.set(word, found[index]));
+    } catch {
+      // A query FTS4 rejects counts nothing: those words keep their order at the end.
+    }
+  }
+  const order = new Map(words.map((word, index) => [word, index]));
+  return words.filter((word) => !counts.has(word) || total(counts.get(word)) > 0)
+    .sort((a, b) => (total(counts.get(a)) || Infinity) - (total(counts.get(b)) || Infinity) || (order.get(a) as number) - (order.get(b) as number))
+    .slice(0, 32);
+}
+
+/** A literal that, found, answers the request as a whole: the typed message, a quoted phrase of two or more words, an error's whole run. */
+function wholeLiteral(phrase: string): boolean {
+  return (phrase.match(/[\p{L}\p{N}_]+/gu) ?? []).filter((word) => !stopwords.has(word.toLowerCase())).length >= 2;
+}
 
 /** One request word and the full-text terms that find it (the word, plus stem terms for prose words). */
 export interface WordTerms {
@@ -199,7 +238,7 @@ const minimumHits = 8;
  * (bm25 relative to the best hit) adds up to `refinementSpan`.
  */
 export async function collectCandidates(store: IndexStore, descriptor: TaskDescriptor, poolSize: number, files: FileIndex = new FileIndex(store), live?: LiveReader): Promise<Candidate[]> {
-  const words = searchWords(descriptor);
+  const words = descriptor.long ? rarestWords(store, searchWords(descriptor, maxLongWords)) : searchWords(descriptor);
   const prose = new Set(descriptor.keywords);
   const relevance = new RequestRelevance(store, fullTextTerms(words, prose));
   // Full text costs the most, so a pure lookup (paths, symbols, phrases, errors, with no prose
@@ -237,6 +276,12 @@ export async function collectCandidates(store: IndexStore, descriptor: TaskDescr
     if (exact.length > 0) symbols.push({ name, rows: exact, reason: 'exact-symbol' });
     else if (name.length >= 3) symbols.push({ name, rows: declarationsIgnoringCase(store, name), reason: 'declared-fallback' });
   }
+  // A plain word ("loop", "closed") is a declaration only where few declare it; even then an exact
+  // message or phrase outranks it.
+  for (const name of descriptor.proseSymbols) {
+    const rows = firstPartPerSymbol(declarationsIgnoringCase(store, name));
+    if (rows.length > 0 && rows.length <= maxRareDeclarations) symbols.push({ name, rows, reason: 'declared-fallback' });
+  }
   // Literal phrases: quoted text, then error messages and their literal runs (longest runs that match).
   let phraseQueries = 0;
   const phraseHits = async (phrase: string): Promise<SnippetRow[]> => {
@@ -244,13 +289,14 @@ export async function collectCandidates(store: IndexStore, descriptor: TaskDescr
     phraseQueries++;
     return phraseRows(store, phrase, poolSize, live);
   };
-  const phrases: Array<{ phrase: string; rows: SnippetRow[]; weight: number }> = [];
-  for (const phrase of descriptor.phrases) phrases.push({ phrase, rows: await phraseHits(phrase), weight: 1 });
+  const phrases: Array<{ phrase: string; rows: SnippetRow[]; weight: number; whole?: boolean }> = [];
+  if (descriptor.messagePhrase) phrases.push({ phrase: descriptor.messagePhrase, rows: await phraseHits(descriptor.messagePhrase), weight: 1, whole: true });
+  for (const phrase of descriptor.phrases) phrases.push({ phrase, rows: await phraseHits(phrase), weight: 1, whole: wholeLiteral(phrase) });
   for (const fragment of descriptor.errorFragments) {
     const fragmentWords = fragment.split(/\s+/);
     const whole = await phraseHits(fragment);
     if (whole.length > 0) {
-      phrases.push({ phrase: fragment, rows: whole, weight: 1 });
+      phrases.push({ phrase: fragment, rows: whole, weight: 1, whole: wholeLiteral(fragment) });
       continue;
     }
     // Wrapper words ("urlopen error unknown url type") or a cut value may break the run: try shorter
@@ -312,11 +358,13 @@ export async function collectCandidates(store: IndexStore, descriptor: TaskDescr
   // Exact simple symbols, then the case-insensitive fallback.
   for (const { name, rows, reason } of symbols) addDeclarations(rows, reason, name);
 
-  for (const { phrase, rows, weight } of phrases) {
+  for (const { phrase, rows, weight, whole } of phrases) {
+    // The whole message or quoted phrase, found literally, is the answer: above any one-word symbol collision.
+    const tier = whole ? wholePhraseTier : tierScores['exact-phrase'];
     for (const row of rows) {
       // A chunk holding a smaller chunk that also has the phrase (a class part around the method) yields to it.
       const container = rows.some((other) => other !== row && other.path === row.path && row.startLine <= other.startLine && other.endLine <= row.endLine && (other.endLine - other.startLine) < (row.endLine - row.startLine));
-      add(row, 'exact-phrase', phrase, tierScores['exact-phrase'] + weight * refinementSpan * 0.5 + refine(row) * 0.5 - (container ? refinementSpan * 0.5 : 0), phrase);
+      add(row, 'exact-phrase', phrase, tier + weight * refinementSpan * 0.5 + refine(row) * 0.5 - (container ? refinementSpan * 0.5 : 0), phrase);
     }
   }
 
