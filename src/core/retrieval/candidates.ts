@@ -161,7 +161,17 @@ export function resolvePath(requested: string, files: FileIndex): { exact: strin
     const suffix = segments.slice(start).join('/');
     if (files.has(suffix)) return { exact: [suffix], near: [] };
   }
-  return { exact: [], near: segments.length > 0 ? files.endingWith(segments.join('/')) : [] };
+  if (segments.length === 0) return { exact: [], near: [] };
+  const whole = files.endingWith(segments.join('/'));
+  if (whole.length > 0 || segments.length < 3) return { exact: [], near: whole };
+  // `/opt/venv/.../site-packages/orders/ledger.py` for the project's `src/orders/ledger.py`: the
+  // longest tail of two or more segments some project path ends with. A lone basename of an
+  // absolute path is too weak (every runtime's frames name files the project does not hold).
+  for (let start = 1; start <= segments.length - 2; start++) {
+    const near = files.endingWith(segments.slice(start).join('/'));
+    if (near.length > 0) return { exact: [], near };
+  }
+  return { exact: [], near: [] };
 }
 
 /** Files a dotted module name may be (`json.decoder` → `json/decoder.py`, `a.b` → `a/b/index.ts`). */
@@ -290,7 +300,13 @@ export async function collectCandidates(store: IndexStore, descriptor: TaskDescr
     return phraseRows(store, phrase, poolSize, live);
   };
   const phrases: Array<{ phrase: string; rows: SnippetRow[]; weight: number; whole?: boolean }> = [];
-  if (descriptor.messagePhrase) phrases.push({ phrase: descriptor.messagePhrase, rows: await phraseHits(descriptor.messagePhrase), weight: 1, whole: true });
+  if (descriptor.messagePhrase) {
+    const message = descriptor.messagePhrase;
+    const literal = await phraseHits(message);
+    // Not literally there: the source may hold it with placeholders where the request has values.
+    const rows = literal.length > 0 || !live ? literal : await placeholderRows(store, message, live);
+    phrases.push({ phrase: message, rows, weight: 1, whole: true });
+  }
   for (const phrase of descriptor.phrases) phrases.push({ phrase, rows: await phraseHits(phrase), weight: 1, whole: wholeLiteral(phrase) });
   for (const fragment of descriptor.errorFragments) {
     const fragmentWords = fragment.split(/\s+/);
@@ -397,11 +413,14 @@ function phraseTokens(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
 }
 
-/** The words of `literal`, in order, anywhere in `text` — across line breaks, comment markers and quotes. */
+/**
+ * The words of `literal`, in order, anywhere in `text` — across line breaks, comment markers and
+ * quotes, and with format placeholders in `text` standing for some of them (`matchesWithPlaceholders`).
+ */
 export function containsLiteral(text: string, literal: string): boolean {
   if (text.toLowerCase().includes(literal.toLowerCase())) return true;
   const words = (value: string) => ` ${phraseTokens(value).join(' ')} `;
-  return words(text).includes(words(literal));
+  return words(text).includes(words(literal)) || (placeholderPresent.test(text) && matchesWithPlaceholders(text, literal));
 }
 
 /**
@@ -460,6 +479,65 @@ async function phraseRows(store: IndexStore, phrase: string, poolSize: number, l
     if (!file.ok || file.sha256 !== row.fileHash) return true;
     return containsLiteral(file.lines.slice(row.startLine - 1, row.endLine).join('\n'), phrase) || containsLiteral(row.path.replace(/[/._-]+/g, ' '), phrase);
   }).slice(0, poolSize);
+}
+
+/** Format placeholders: printf (`%s`, `%-5d`, `%(name)s`), Python/Rust/C# braces (`{}`, `{0}`, `{name!r}`, `{:?}`), `${x}`, Go's `%v`. */
+const placeholderPattern = /%\([\w.]+\)[-#0 +]*\d*(?:\.\d+)?[a-zA-Z]|%[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGcaovqTpbu]|\$?\{[\w.:!?\[\]<>^=+#-]*\}/g;
+const placeholderPresent = new RegExp(placeholderPattern.source);
+const placeholderMarker = '\u0000';
+
+/** Words of a source text with each format placeholder as one marker word. */
+function wordsWithPlaceholders(text: string): string[] {
+  return text.replace(placeholderPattern, ` ${placeholderMarker} `).toLowerCase().match(/[\p{L}\p{N}_]+|\u0000/gu) ?? [];
+}
+
+/**
+ * Whether `message` occurs in `text` with some of its words standing where the source has a
+ * placeholder (one to three words each: `gopher`, `example.org`); at least two of the message's
+ * words must match literally.
+ */
+export function matchesWithPlaceholders(text: string, message: string): boolean {
+  const wanted = phraseTokens(message);
+  const source = wordsWithPlaceholders(text);
+  if (wanted.length < 2) return false;
+  const match = (word: number, at: number, literal: number): boolean => {
+    if (word === wanted.length) return literal >= 2;
+    if (at === source.length) return false;
+    if (source[at] === placeholderMarker) {
+      for (let taken = 1; taken <= 3 && word + taken <= wanted.length; taken++) if (match(word + taken, at + 1, literal)) return true;
+      return false;
+    }
+    return source[at] === wanted[word] && match(word + 1, at + 1, literal + 1);
+  };
+  for (let start = 0; start < source.length; start++) if ((source[start] === wanted[0] || source[start] === placeholderMarker) && match(0, start, 0)) return true;
+  return false;
+}
+
+/**
+ * Chunks holding `message` with placeholders for some of its words. Candidates are the chunks
+ * holding any two adjacent content words of it (one query); when that is not selective (more than
+ * `maxPhraseChunks`), none are checked. Each is checked against its live text.
+ */
+async function placeholderRows(store: IndexStore, message: string, live: LiveReader): Promise<SnippetRow[]> {
+  const words = phraseTokens(message);
+  const pairs: string[] = [];
+  for (let index = 0; index + 1 < words.length; index++) {
+    if (!stopwords.has(words[index]) && !stopwords.has(words[index + 1])) pairs.push(ftsQuote(`${words[index]} ${words[index + 1]}`));
+  }
+  if (pairs.length === 0) return [];
+  let rowids: number[];
+  try {
+    rowids = store.matchingRowids([...new Set(pairs)].join(' OR '), maxPhraseChunks + 1);
+  } catch {
+    return [];
+  }
+  if (rowids.length === 0 || rowids.length > maxPhraseChunks) return [];
+  const rows = store.snippetsByRowid(rowids);
+  const texts = await Promise.all(rows.map((row) => live.get(row.path)));
+  return rows.filter((row, index) => {
+    const file = texts[index];
+    return file.ok && file.sha256 === row.fileHash && matchesWithPlaceholders(file.lines.slice(row.startLine - 1, row.endLine).join('\n'), message);
+  });
 }
 
 /** The runs of adjacent words without a stopword, longest first (then by letters), that have two words or more. */

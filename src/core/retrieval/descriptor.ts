@@ -164,10 +164,10 @@ function extractFrames(text: string): { frames: Frame[]; rest: string } {
       continue;
     }
     // Node / V8: "    at fn (src/a.ts:12:5)" or "    at src/a.ts:12:5" (also Rust's "at ./src/a.rs:12:5")
-    const v8 = line.match(/^\s*at (?:(?:async )?([\w$.<>[\] ]+?) \()?((?:[A-Za-z]:)?[^\s():]+):(\d+)(?::\d+)?\)?\s*$/);
+    const v8 = line.replace(/\bfile:\/\//, '').match(/^\s*at (?:(?:async )?([\w$.<>[\] ]+?) \()?((?:[A-Za-z]:)?[^\s():]+):(\d+)(?::\d+)?\)?\s*$/);
     if (v8) {
       const symbol = v8[1]?.replace(/^Object\.|^new /, '').replace(/<anonymous>/, '').trim();
-      others.push({ path: v8[2].replace(/^file:\/\//, ''), line: Number(v8[3]), symbol: symbol || claimed });
+      others.push({ path: v8[2], line: Number(v8[3]), symbol: symbol || claimed });
       continue;
     }
     // JVM: "at com.acme.Foo.bar(Foo.java:42)"
@@ -228,13 +228,14 @@ const longInputLines = 20;
 const maxLongSymbols = 64;
 
 /**
- * The request as a literal message, or undefined: one line of two to 24 words, not a question,
+ * The request as a literal message, or undefined: one line of three to 24 words, not a question,
  * naming no path, with at least two plain content words (not identifiers: "parse_qsl timeout" is
- * a lookup, "Event loop is closed" a message).
+ * a lookup, "Event loop is closed" a message). Two words ("invoice total") are a lookup: as a
+ * literal they would match code like `invoice.total` everywhere.
  */
 function messageShape(rest: string, rawTokens: string[], firstWord: string): string | undefined {
   const line = rest.trim().replace(/\s+/g, ' ');
-  if (rawTokens.length < 2 || rawTokens.length > 24 || /[\n?]/.test(rest.trim()) || interrogatives.has(firstWord)) return undefined;
+  if (rawTokens.length < 3 || rawTokens.length > 24 || /[\n?]/.test(rest.trim()) || interrogatives.has(firstWord)) return undefined;
   if (line.length < 8 || line.length > 300 || rawTokens.some((token) => isPathLike(token.replace(/[.:,;'`]+$/, '')))) return undefined;
   const plain = rawTokens.map((token) => token.replace(/^\W+|\W+$/g, '')).filter((word) => /^\p{L}{2,}$/u.test(word) && !stopwords.has(word.toLowerCase()));
   return plain.length >= 2 ? line : undefined;

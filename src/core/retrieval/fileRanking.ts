@@ -57,3 +57,16 @@ export function rankFiles<T extends Candidate & { score: number; modified: boole
   });
   return files.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
+
+/** One line per file and an indented line per piece of evidence: what `pk search --files` and the tool print. */
+export function formatRankedFiles(files: RankedFile[]): string {
+  const lines: string[] = [];
+  for (const file of files) {
+    lines.push(`${file.score.toFixed(1).padStart(6)}  ${file.path}${file.modified ? '  (modified)' : ''}`);
+    for (const evidence of file.evidence) {
+      const what = evidence.symbol ?? evidence.matched;
+      lines.push(`        L${evidence.startLine}-${evidence.endLine}  ${evidence.reason}${what ? `  ${what.length > 80 ? `${what.slice(0, 77)}...` : what}` : ''}`);
+    }
+  }
+  return lines.join('\n');
+}
