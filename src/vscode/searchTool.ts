@@ -51,11 +51,18 @@ export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
   }
 
   /** The file-level answer: paths, scores and evidence lines, no source text (read the files or search for snippets next). */
-  private async rankedFiles(query: string, limit: number | undefined, paths: string[], token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+  private async rankedFiles(
+    query: string, limit: number | undefined, paths: string[], token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
     const text = (value: string) => new vscode.LanguageModelTextPart(value);
     const retrievals = await this.service.search(query, { limit, attachedPaths: paths, granularity: 'files' });
     if (token.isCancellationRequested) return new vscode.LanguageModelToolResult([text('Cancelled.')]);
-    if (retrievals.length === 0) return new vscode.LanguageModelToolResult([text('Project Knowledge has no index yet for this workspace; it may still be indexing. Try again shortly or fall back to reading files.')]);
+    if (retrievals.length === 0) {
+      return new vscode.LanguageModelToolResult([
+        text('Project Knowledge has no index yet for this workspace; it may still be indexing. '
+          + 'Try again shortly or fall back to reading files.'),
+      ]);
+    }
     const parts = retrievals.map((retrieval) => {
       const files = retrieval.files ?? [];
       const heading = retrievals.length > 1 ? `Folder ${retrieval.folder.name}:\n` : '';

@@ -97,7 +97,8 @@ export function rarestWords(store: IndexStore, words: string[]): string[] {
   }
   const order = new Map(words.map((word, index) => [word, index]));
   return words.filter((word) => !counts.has(word) || total(counts.get(word)) > 0)
-    .sort((a, b) => (total(counts.get(a)) || Infinity) - (total(counts.get(b)) || Infinity) || (order.get(a) as number) - (order.get(b) as number))
+    .sort((a, b) => (total(counts.get(a)) || Infinity) - (total(counts.get(b)) || Infinity)
+      || (order.get(a) as number) - (order.get(b) as number))
     .slice(0, 32);
 }
 
@@ -380,7 +381,8 @@ export async function collectCandidates(store: IndexStore, descriptor: TaskDescr
     for (const row of rows) {
       // A chunk holding a smaller chunk that also has the phrase (a class part around the method) yields to it.
       const container = rows.some((other) => other !== row && other.path === row.path && row.startLine <= other.startLine && other.endLine <= row.endLine && (other.endLine - other.startLine) < (row.endLine - row.startLine));
-      add(row, 'exact-phrase', phrase, tier + weight * refinementSpan * 0.5 + refine(row) * 0.5 - (container ? refinementSpan * 0.5 : 0), phrase);
+      const base = tier + weight * refinementSpan * 0.5 + refine(row) * 0.5 - (container ? refinementSpan * 0.5 : 0);
+      add(row, 'exact-phrase', phrase, base, phrase);
     }
   }
 
@@ -482,7 +484,11 @@ async function phraseRows(store: IndexStore, phrase: string, poolSize: number, l
 }
 
 /** Format placeholders: printf (`%s`, `%-5d`, `%(name)s`), Python/Rust/C# braces (`{}`, `{0}`, `{name!r}`, `{:?}`), `${x}`, Go's `%v`. */
-const placeholderPattern = /%\([\w.]+\)[-#0 +]*\d*(?:\.\d+)?[a-zA-Z]|%[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGcaovqTpbu]|\$?\{[\w.:!?\[\]<>^=+#-]*\}/g;
+const placeholderPattern = new RegExp([
+  String.raw`%\([\w.]+\)[-#0 +]*\d*(?:\.\d+)?[a-zA-Z]`,
+  String.raw`%[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGcaovqTpbu]`,
+  String.raw`\$?\{[\w.:!?\[\]<>^=+#-]*\}`,
+].join('|'), 'g');
 const placeholderPresent = new RegExp(placeholderPattern.source);
 const placeholderMarker = '\u0000';
 
@@ -509,7 +515,9 @@ export function matchesWithPlaceholders(text: string, message: string): boolean 
     }
     return source[at] === wanted[word] && match(word + 1, at + 1, literal + 1);
   };
-  for (let start = 0; start < source.length; start++) if ((source[start] === wanted[0] || source[start] === placeholderMarker) && match(0, start, 0)) return true;
+  for (let start = 0; start < source.length; start++) {
+    if ((source[start] === wanted[0] || source[start] === placeholderMarker) && match(0, start, 0)) return true;
+  }
   return false;
 }
 
@@ -536,7 +544,8 @@ async function placeholderRows(store: IndexStore, message: string, live: LiveRea
   const texts = await Promise.all(rows.map((row) => live.get(row.path)));
   return rows.filter((row, index) => {
     const file = texts[index];
-    return file.ok && file.sha256 === row.fileHash && matchesWithPlaceholders(file.lines.slice(row.startLine - 1, row.endLine).join('\n'), message);
+    if (!file.ok || file.sha256 !== row.fileHash) return false;
+    return matchesWithPlaceholders(file.lines.slice(row.startLine - 1, row.endLine).join('\n'), message);
   });
 }
 

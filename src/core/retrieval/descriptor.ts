@@ -155,7 +155,8 @@ function extractFrames(text: string): { frames: Frame[]; rest: string } {
     }
     if (afterPythonFrame && /^\s{2,}\S/.test(line)) continue; // the quoted source line (and ^^^ markers) of a frame
     afterPythonFrame = false;
-    if (/^\s*\^[\s^~]*$/.test(line) || /^\s*Traceback \(most recent call last\):?\s*$/.test(line) || /^goroutine \d+ \[/.test(line)) continue;
+    const markerLine = /^\s*\^[\s^~]*$/.test(line) || /^\s*Traceback \(most recent call last\):?\s*$/.test(line);
+    if (markerLine || /^goroutine \d+ \[/.test(line)) continue;
     // .NET: "   at Shop.Orders.OrderService.Place(Order order) in C:\src\Shop\OrderService.cs:line 42"
     const dotnet = line.match(/^\s*at ([\w$.`<>]+)\.([\w$`<>]+)\([^)]*\) in (.+?):line (\d+)\s*$/);
     if (dotnet) {
@@ -164,7 +165,8 @@ function extractFrames(text: string): { frames: Frame[]; rest: string } {
       continue;
     }
     // Node / V8: "    at fn (src/a.ts:12:5)" or "    at src/a.ts:12:5" (also Rust's "at ./src/a.rs:12:5")
-    const v8 = line.replace(/\bfile:\/\//, '').match(/^\s*at (?:(?:async )?([\w$.<>[\] ]+?) \()?((?:[A-Za-z]:)?[^\s():]+):(\d+)(?::\d+)?\)?\s*$/);
+    const v8 = line.replace(/\bfile:\/\//, '')
+      .match(/^\s*at (?:(?:async )?([\w$.<>[\] ]+?) \()?((?:[A-Za-z]:)?[^\s():]+):(\d+)(?::\d+)?\)?\s*$/);
     if (v8) {
       const symbol = v8[1]?.replace(/^Object\.|^new /, '').replace(/<anonymous>/, '').trim();
       others.push({ path: v8[2], line: Number(v8[3]), symbol: symbol || claimed });
@@ -237,7 +239,8 @@ function messageShape(rest: string, rawTokens: string[], firstWord: string): str
   const line = rest.trim().replace(/\s+/g, ' ');
   if (rawTokens.length < 3 || rawTokens.length > 24 || /[\n?]/.test(rest.trim()) || interrogatives.has(firstWord)) return undefined;
   if (line.length < 8 || line.length > 300 || rawTokens.some((token) => isPathLike(token.replace(/[.:,;'`]+$/, '')))) return undefined;
-  const plain = rawTokens.map((token) => token.replace(/^\W+|\W+$/g, '')).filter((word) => /^\p{L}{2,}$/u.test(word) && !stopwords.has(word.toLowerCase()));
+  const plain = rawTokens.map((token) => token.replace(/^\W+|\W+$/g, ''))
+    .filter((word) => /^\p{L}{2,}$/u.test(word) && !stopwords.has(word.toLowerCase()));
   return plain.length >= 2 ? line : undefined;
 }
 
@@ -385,7 +388,9 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
   // literal to find, and its runs between values and punctuation are fragments (`%s`, `{}` stand there).
   const messagePhrase = long ? undefined : messageShape(rest, rawTokens, firstWord);
   if (messagePhrase && errorMessages.length === 0) {
-    for (const fragment of errorFragmentsOf(messagePhrase)) if (fragment.toLowerCase() !== messagePhrase.toLowerCase()) errorFragments.push(fragment);
+    for (const fragment of errorFragmentsOf(messagePhrase)) {
+      if (fragment.toLowerCase() !== messagePhrase.toLowerCase()) errorFragments.push(fragment);
+    }
   }
 
   const descriptor: TaskDescriptor = {

@@ -35,7 +35,7 @@ const supportWeights = [1, 0.3, 0.1];
  * weighted support from its next best (see `supportWeights`); ties go by path. Candidates are
  * taken as given: the caller verifies the files live before returning them.
  */
-export function rankFiles<T extends Candidate & { score: number; modified: boolean }>(candidates: T[]): Array<{ path: string; score: number; modified: boolean; evidence: FileEvidence[] }> {
+export function rankFiles<T extends Candidate & { score: number; modified: boolean }>(candidates: T[]): Array<Omit<RankedFile, 'sha256'>> {
   const byPath = new Map<string, T[]>();
   for (const candidate of candidates) {
     const list = byPath.get(candidate.snippet.path);
@@ -44,7 +44,8 @@ export function rankFiles<T extends Candidate & { score: number; modified: boole
   }
   const files = [...byPath.entries()].map(([path, list]) => {
     const sorted = [...list].sort((a, b) => b.score - a.score || a.snippet.startLine - b.snippet.startLine);
-    const score = sorted.slice(0, supportWeights.length).reduce((sum, candidate, index) => sum + supportWeights[index] * Math.max(0, candidate.score), 0);
+    const score = sorted.slice(0, supportWeights.length)
+      .reduce((sum, candidate, index) => sum + supportWeights[index] * Math.max(0, candidate.score), 0);
     return {
       path,
       score: Math.round(score * 100) / 100,
@@ -65,7 +66,8 @@ export function formatRankedFiles(files: RankedFile[]): string {
     lines.push(`${file.score.toFixed(1).padStart(6)}  ${file.path}${file.modified ? '  (modified)' : ''}`);
     for (const evidence of file.evidence) {
       const what = evidence.symbol ?? evidence.matched;
-      lines.push(`        L${evidence.startLine}-${evidence.endLine}  ${evidence.reason}${what ? `  ${what.length > 80 ? `${what.slice(0, 77)}...` : what}` : ''}`);
+      const shown = what && what.length > 80 ? `${what.slice(0, 77)}...` : what;
+      lines.push(`        L${evidence.startLine}-${evidence.endLine}  ${evidence.reason}${shown ? `  ${shown}` : ''}`);
     }
   }
   return lines.join('\n');

@@ -2,10 +2,11 @@ import type { SnippetRow } from '../store';
 import { readIndexable, resyncOne, type SyncContext } from '../sync';
 import { splitLines, estimateTokens } from '../tokens';
 import { collectCandidates, containsLiteral, FileIndex, tierScores, type Candidate, type CandidateReason } from './candidates';
-import { describeTask, type TaskDescriptor } from './descriptor';
+import { describeTask, searchWords, type TaskDescriptor } from './descriptor';
 import { fuseRankings, fusionCeiling, vectorQueryText } from './hybrid';
 import { vectorPool } from './vectors';
 import { rankFiles, type RankedFile } from './fileRanking';
+import { focusSpan, maxWholeSpanLines } from './span';
 import type { Manifest, ManifestEntry } from './manifest';
 
 export interface RetrieveOptions {
@@ -85,7 +86,11 @@ interface Scored extends Candidate {
 }
 
 /** Test code: a `test`/`tests`/`spec`/`__tests__` folder, or a test file name of the usual runners. */
-const testPath = /(?:^|\/)(?:tests?|testing|spec|specs|__tests__|testdata)\/|(?:^|\/)test_[^/]*$|_test\.\w+$|[._-](?:test|spec)s?\.\w+$|(?:^|\/)Test[A-Z][^/]*$|Tests?\.(?:java|cs|kt)$/;
+const testPath = new RegExp([
+  String.raw`(?:^|/)(?:tests?|testing|spec|specs|__tests__|testdata)/`, String.raw`(?:^|/)test_[^/]*$`, String.raw`_test\.\w+$`,
+  String.raw`[._-](?:test|spec)s?\.\w+$`, String.raw`(?:^|/)Test[A-Z][^/]*$`, String.raw`Tests?\.(?:java|cs|kt)$`,
+].join('|'));
+const testWords = /^(?:tests?|testing|tested|spec|specs|unittest|pytest|jest|mocha|vitest|fixture|fixtures|mock|mocks)$/;
 
 export function isTestPath(path: string): boolean {
   return testPath.test(path);
@@ -93,7 +98,7 @@ export function isTestPath(path: string): boolean {
 
 /** The request is about tests when it says so or names a test file. */
 function aboutTests(descriptor: TaskDescriptor): boolean {
-  return descriptor.keywords.some((word) => /^(?:tests?|testing|tested|spec|specs|unittest|pytest|jest|mocha|vitest|fixture|fixtures|mock|mocks)$/.test(word))
+  return descriptor.keywords.some((word) => testWords.test(word))
     || descriptor.paths.some(isTestPath) || descriptor.identifiers.some((word) => /^test_|^Test[A-Z]|Test$/.test(word));
 }
 
@@ -164,6 +169,7 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
   const descriptor = describeTask(query, options.attachedPaths);
   const demoteTests = !aboutTests(descriptor);
   const filesWanted = options.granularity === 'files';
+  const focusWords = searchWords(descriptor);
   const state = context.store.state();
   const revisionAtStart = context.store.revision;
   const revision = {
@@ -191,7 +197,8 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
     const live = new LiveFiles(context);
     // A pasted text or a file-level request draws on a deeper pool: its answer is often a file many chunks support.
     const poolSize = descriptor.long || filesWanted ? Math.max(256, limit * 16) : Math.max(64, limit * 8);
-    let candidates: Array<Scored & { modified: boolean }> = scoreAll(await collectCandidates(context.store, descriptor, poolSize, files, live));
+    const collected = await collectCandidates(context.store, descriptor, poolSize, files, live);
+    let candidates: Array<Scored & { modified: boolean }> = scoreAll(collected);
     if (semantic) {
       const hybrid = await hybridRanking(context, descriptor, candidates, limit);
       manifest.ranking = hybrid.ranking;
@@ -199,9 +206,11 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
       if (hybrid.candidates) candidates = scoreAll(hybrid.candidates);
     }
     const { kept, cut } = relevanceCut(candidates, descriptor);
-    const verification = await verifyCandidates(spreadAcrossFiles(kept), limit, budget, state.head, files, live);
+    const verification = await verifyCandidates(spreadAcrossFiles(kept), limit, budget, state.head, files, live, focusWords);
     const rankedFiles = filesWanted ? await verifyFiles(candidates, limit, files, live) : undefined;
-    if (rankedFiles) for (const changed of rankedFiles.changedPaths) if (!verification.changedPaths.includes(changed)) verification.changedPaths.push(changed);
+    for (const changed of rankedFiles?.changedPaths ?? []) {
+      if (!verification.changedPaths.includes(changed)) verification.changedPaths.push(changed);
+    }
     for (const candidate of cut) {
       const file = files.get(candidate.snippet.path);
       verification.entries.push(entryFor(candidate, false, 'low-relevance', candidate.modified, file?.gitHead ?? state.head));
@@ -228,7 +237,9 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
  * a file-level answer), each with its live hash checked like a snippet's. A changed file is
  * reported for re-indexing; an unusable one is left out.
  */
-async function verifyFiles(candidates: Array<Scored & { modified: boolean }>, limit: number, files: FileIndex, live: LiveFiles): Promise<{ files: RankedFile[]; changedPaths: string[] }> {
+async function verifyFiles(
+  candidates: Array<Scored & { modified: boolean }>, limit: number, files: FileIndex, live: LiveFiles,
+): Promise<{ files: RankedFile[]; changedPaths: string[] }> {
   const verified: RankedFile[] = [];
   const changedPaths: string[] = [];
   for (const ranked of rankFiles(candidates)) {
@@ -305,7 +316,30 @@ export function relevanceCut<T extends Candidate & { score: number }>(candidates
   return { kept, cut };
 }
 
-async function verifyCandidates(candidates: Array<Scored & { modified: boolean }>, limit: number, budget: number, head: string | null, files: FileIndex, live: LiveFiles) {
+/** Reasons whose chunk is cut to its matching lines when long: what matched is words or a line, not a named declaration. */
+const focusedReasons = new Set<CandidateReason>(['exact-phrase', 'symbol-text', 'full-text', 'semantic', 'exact-path', 'exact-basename']);
+/** Lines kept on each side of the line a path request or stack frame names. */
+const lineHintContext = 6;
+
+/** The lines of a candidate to return (1-based, inclusive): the whole chunk, or its focused span (see `focusSpan`). */
+function spanOf(candidate: Candidate, lines: string[], words: readonly string[]): { startLine: number; endLine: number } {
+  const { snippet } = candidate;
+  const whole = { startLine: snippet.startLine, endLine: snippet.endLine };
+  if (!focusedReasons.has(candidate.reason) || snippet.endLine - snippet.startLine + 1 <= maxWholeSpanLines) return whole;
+  if (candidate.reason === 'exact-path' || candidate.reason === 'exact-basename') {
+    // `a.py:120` or a stack frame: the named line with some context; a bare path keeps the chunk.
+    const line = Number(candidate.matched.match(/:(\d+)$/)?.[1] ?? NaN);
+    if (!(line >= snippet.startLine && line <= snippet.endLine)) return whole;
+    return { startLine: Math.max(snippet.startLine, line - lineHintContext), endLine: Math.min(snippet.endLine, line + lineHintContext) };
+  }
+  const focus = focusSpan(lines.slice(snippet.startLine - 1, snippet.endLine), words, candidate.literal);
+  return focus ? { startLine: snippet.startLine + focus.from, endLine: snippet.startLine + focus.to } : whole;
+}
+
+async function verifyCandidates(
+  candidates: Array<Scored & { modified: boolean }>, limit: number, budget: number, head: string | null, files: FileIndex, live: LiveFiles,
+  words: readonly string[],
+) {
   const results: VerifiedSnippet[] = [];
   const entries: ManifestEntry[] = [];
   const invalidated: ManifestEntry[] = [];
@@ -320,11 +354,6 @@ async function verifyCandidates(candidates: Array<Scored & { modified: boolean }
       continue;
     }
 
-    const overlapping = results.find((result) => overlapsByHalf(result, snippet));
-    if (overlapping) {
-      entries.push(entryFor(candidate, false, 'overlap', candidate.modified, gitCommit));
-      continue;
-    }
     const liveFile = await live.get(snippet.path);
     if (!liveFile.ok) {
       const entry = entryFor(candidate, false, liveFile.reason, candidate.modified, gitCommit);
@@ -344,12 +373,19 @@ async function verifyCandidates(candidates: Array<Scored & { modified: boolean }
       }
       continue;
     }
-    const text = liveFile.lines.slice(snippet.startLine - 1, snippet.endLine).join('\n');
-    if (candidate.literal && !containsLiteral(text, candidate.literal)) {
+    const chunkText = liveFile.lines.slice(snippet.startLine - 1, snippet.endLine).join('\n');
+    if (candidate.literal && !containsLiteral(chunkText, candidate.literal)) {
       // The words matched but not the literal phrase: keep it only at full-text strength.
       candidate.reason = 'full-text';
       candidate.score = Math.min(candidate.score, tierScores['full-text'] - 15);
     }
+    const span = spanOf(candidate, liveFile.lines, words);
+    if (results.some((result) => overlapsByHalf(result, { path: snippet.path, ...span }))) {
+      entries.push(entryFor(candidate, false, 'overlap', candidate.modified, gitCommit));
+      continue;
+    }
+    const whole = span.startLine === snippet.startLine && span.endLine === snippet.endLine;
+    const text = whole ? chunkText : liveFile.lines.slice(span.startLine - 1, span.endLine).join('\n');
     if (seenText.has(text)) {
       entries.push(entryFor(candidate, false, 'duplicate', candidate.modified, gitCommit));
       continue;
@@ -362,15 +398,17 @@ async function verifyCandidates(candidates: Array<Scored & { modified: boolean }
     seenText.add(text);
     usedTokens += tokens;
 
-    entries.push(entryFor(candidate, true, candidate.reason, candidate.modified, gitCommit));
-    results.push(toVerified(candidate, snippet, text, tokens, liveFile.sha256, gitCommit));
+    entries.push({ ...entryFor(candidate, true, candidate.reason, candidate.modified, gitCommit), ...span, tokens });
+    results.push(toVerified(candidate, { ...snippet, ...span }, text, tokens, liveFile.sha256, gitCommit));
   }
   // A demoted phrase may now rank below others; keep the returned list in score order.
   results.sort((a, b) => b.score - a.score || Number(b.modified) - Number(a.modified) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.startLine - b.startLine || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { results, entries, changedPaths, invalidated };
 }
 
-function overlapsByHalf(a: { path: string; startLine: number; endLine: number }, b: SnippetRow): boolean {
+type LineRange = { path: string; startLine: number; endLine: number };
+
+function overlapsByHalf(a: LineRange, b: LineRange): boolean {
   if (a.path !== b.path) return false;
   const overlap = Math.min(a.endLine, b.endLine) - Math.max(a.startLine, b.startLine) + 1;
   if (overlap <= 0) return false;
