@@ -287,11 +287,12 @@ export async function collectCandidates(store: IndexStore, descriptor: TaskDescr
     if (exact.length > 0) symbols.push({ name, rows: exact, reason: 'exact-symbol' });
     else if (name.length >= 3) symbols.push({ name, rows: declarationsIgnoringCase(store, name), reason: 'declared-fallback' });
   }
-  // A plain word ("loop", "closed") is a declaration only where few declare it; even then an exact
-  // message or phrase outranks it.
+  // A plain word ("loop", "closed", "completion") is a declaration only where few declare it, and
+  // then it is evidence like a name the full text matched (symbol text), not literal evidence: it
+  // neither outranks a phrase nor makes the relevance cut drop the full-text candidates.
   for (const name of descriptor.proseSymbols) {
     const rows = firstPartPerSymbol(declarationsIgnoringCase(store, name));
-    if (rows.length > 0 && rows.length <= maxRareDeclarations) symbols.push({ name, rows, reason: 'declared-fallback' });
+    if (rows.length > 0 && rows.length <= maxRareDeclarations) symbols.push({ name, rows, reason: 'symbol-text' });
   }
   // Literal phrases: quoted text, then error messages and their literal runs (longest runs that match).
   let phraseQueries = 0;
