@@ -72,6 +72,8 @@ describe('query understanding by shape (issue 14)', () => {
     assert.equal(describeTask('parse_qsl timeout').messagePhrase, undefined, 'an identifier and a word are a lookup, not a message');
     assert.ok(describeTask('rename `ctx` please').symbols.includes('ctx'), 'a back-quoted word is a name');
     assert.equal(describeTask('how does the log file get rotated?').messagePhrase, undefined, 'a question is not a message');
+    assert.equal(describeTask("Illegal key 'a b'").messagePhrase, "Illegal key 'a b'", 'quoted values stay in the message');
+    assert.equal(describeTask('"cookie header is malformed"').messagePhrase, undefined, 'a quoted phrase alone is that phrase');
     assert.deepEqual(describeTask('how does the event loop get closed?').proseSymbols, [], 'words of a sentence are never declarations');
   });
 
@@ -100,6 +102,8 @@ describe('query understanding by shape (issue 14)', () => {
     assert.ok(required.score >= wholePhraseTier - 10, `${JSON.stringify(required)}`);
     const port = await lineOf("'8o80' is not a valid port number");
     assert.ok(port.path === 'cli/argparse.py' && port.startLine <= 9 && 9 <= port.endLine, JSON.stringify(port));
+    const quoted = await lineOf("unknown scheme 'gopher' on host 'example'");
+    assert.ok(quoted.path === 'cli/argparse.py' && quoted.startLine <= 12 && 12 <= quoted.endLine, JSON.stringify(quoted));
     const named = await lineOf('unknown scheme gopher on host example');
     assert.ok(named.path === 'cli/argparse.py' && named.startLine <= 12 && 12 <= named.endLine, JSON.stringify(named));
     assert.equal(named.reason, 'exact-phrase');

@@ -386,8 +386,12 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
 
   // A message typed as it appears ("Event loop is closed", "http: Server closed"): the whole line is a
   // literal to find, and its runs between values and punctuation are fragments (`%s`, `{}` stand there).
-  const messagePhrase = long ? undefined : messageShape(rest, rawTokens, firstWord);
-  if (messagePhrase && errorMessages.length === 0) {
+  // The request as typed, quoted values included ("Illegal key 'a b'": the source has `%r` there);
+  // a request that is only a quoted phrase is looked up as that phrase.
+  const typedTokens = withoutFrames.split(/[\s,;()[\]{}<>!?"“”|]+/).filter(Boolean);
+  const outsideQuotes = rawTokens.some((token) => /\p{L}{2,}/u.test(token) && !stopwords.has(token.toLowerCase()));
+  const messagePhrase = long || errorMessages.length > 0 || !outsideQuotes ? undefined : messageShape(withoutFrames, typedTokens, firstWord);
+  if (messagePhrase) {
     for (const fragment of errorFragmentsOf(messagePhrase)) {
       if (fragment.toLowerCase() !== messagePhrase.toLowerCase()) errorFragments.push(fragment);
     }
@@ -401,7 +405,7 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
     qualifiedSymbols: unique(qualifiedSymbols),
     symbols: unique(symbols).slice(0, long ? maxLongSymbols : undefined),
     proseSymbols: unique(proseSymbols).filter((word) => !symbols.includes(word)).slice(0, maxLongSymbols),
-    messagePhrase: messagePhrase && errorMessages.length === 0 && phrases.length === 0 ? messagePhrase : undefined,
+    messagePhrase,
     identifiers: unique(identifiers),
     phrases: unique(phrases),
     errorMessages: unique(errorMessages),
