@@ -8,7 +8,7 @@ export interface ParsedArgs {
 }
 
 const valueFlags = new Set(['--root', '--db', '--limit', '--budget', '--kind', '--path']);
-const booleanFlags = new Set(['--json', '--full', '--help', '-h', '--semantic', '--no-git']);
+const booleanFlags = new Set(['--json', '--full', '--help', '-h', '--semantic', '--no-git', '--files']);
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const positionals: string[] = [];

@@ -5,6 +5,7 @@ import { canonicalRoot, RootRefusedError } from '../core/discovery';
 import { parseCitation, ProjectEngine, UserInputError } from '../core/engine';
 import { sha256Hex } from '../core/hashing';
 import { nodePorts, type Logger } from '../core/ports';
+import { formatRankedFiles } from '../core/retrieval/fileRanking';
 import { citationOf } from '../core/retrieval/retrieve';
 import { displayText } from '../core/safeText';
 import { createStructuralParsers } from '../core/parsing/structuralParsers';
@@ -15,7 +16,7 @@ import { runNavigation } from './navigation';
 const usage = `Usage:
   pk index [ROOT] [--db FILE] [--full] [--semantic] [--json]
                                                      index or incrementally sync ROOT (default .)
-  pk search QUERY [--root ROOT] [--db FILE] [--limit N] [--semantic] [--json]
+  pk search QUERY [--root ROOT] [--db FILE] [--limit N] [--semantic] [--files] [--json]
   pk symbols [--root ROOT] [--db FILE] [--json]      every current declaration
   pk get CITATION [--root ROOT] [--db FILE]          one snippet, hash-checked against the live file
   pk context QUERY [--root ROOT] [--db FILE] [--budget TOKENS] [--semantic] [--json]
@@ -25,7 +26,8 @@ const usage = `Usage:
   pk outline [PATH] [--budget TOKENS] [--root ROOT] [--db FILE] [--json]
   pk mcp [ROOT] [--db FILE]                          stdio MCP server: search, find_symbol, references, outline, read, health
 A citation is PATH#L<start>-L<end>@<sha256> (the @<sha256> part is optional).
---semantic adds hybrid ranking: local feature-hashing vectors fused with the lexical ranks.`;
+--semantic adds hybrid ranking: local feature-hashing vectors fused with the lexical ranks.
+--files ranks whole files, each with its evidence (matching declarations and lines) and a score.`;
 
 /** The default database: one file per canonical root in the user's data folder. */
 export function defaultDbPath(canonicalRoot: string): string {
@@ -129,10 +131,16 @@ async function run(argv: string[]): Promise<number> {
     case 'search':
     case 'context': {
       const query = needsQuery(args.command);
+      if (args.command === 'context' && args.flags.has('--files')) throw new UsageError('--files applies to search only');
       const engine = await openEngine(root, args.flags.get('--db'), semantic);
       try {
         await ensureIndexed(engine);
-        if (args.command === 'search') {
+        if (args.command === 'search' && args.flags.has('--files')) {
+          const retrieval = await engine.search(query, { limit: positiveInteger(args.flags, '--limit'), granularity: 'files' });
+          const files = retrieval.files ?? [];
+          if (json) print(JSON.stringify({ files, manifest: retrieval.manifest }));
+          else print(files.length > 0 ? formatRankedFiles(files) : retrieval.manifest.note ?? 'No results.');
+        } else if (args.command === 'search') {
           const retrieval = await engine.search(query, { limit: positiveInteger(args.flags, '--limit') });
           if (json) {
             printJson({

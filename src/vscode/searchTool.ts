@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { formatRankedFiles } from '../core/retrieval/fileRanking';
 import type { IndexService } from './indexService';
 
 export const toolName = 'projectKnowledge_search';
@@ -7,6 +8,8 @@ export interface SearchToolInput {
   query: string;
   maxResults?: number;
   paths?: string[];
+  /** `files`: ranked files with their evidence instead of quoted snippets. */
+  granularity?: 'snippets' | 'files';
 }
 
 /** `#projectKnowledge`: verified, quoted snippets for agent mode instead of grep and file reads. */
@@ -27,6 +30,7 @@ export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
     const limit = Number.isInteger(options.input.maxResults) && (options.input.maxResults as number) > 0 ? Math.min(50, options.input.maxResults as number) : undefined;
     const paths = Array.isArray(options.input.paths) ? options.input.paths.filter((entry): entry is string => typeof entry === 'string') : [];
     try {
+      if (options.input.granularity === 'files') return await this.rankedFiles(query, limit, paths, token);
       const contexts = await this.service.context(query, { limit, attachedPaths: paths });
       if (token.isCancellationRequested) return new vscode.LanguageModelToolResult([text('Cancelled.')]);
       const parts: vscode.LanguageModelTextPart[] = [];
@@ -44,6 +48,29 @@ export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
       this.log.error('projectKnowledge_search failed', error);
       return new vscode.LanguageModelToolResult([text(`Project Knowledge search failed (${error instanceof Error ? error.message : String(error)}); continue without it, for example by reading files directly.`)]);
     }
+  }
+
+  /** The file-level answer: paths, scores and evidence lines, no source text (read the files or search for snippets next). */
+  private async rankedFiles(
+    query: string, limit: number | undefined, paths: string[], token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
+    const text = (value: string) => new vscode.LanguageModelTextPart(value);
+    const retrievals = await this.service.search(query, { limit, attachedPaths: paths, granularity: 'files' });
+    if (token.isCancellationRequested) return new vscode.LanguageModelToolResult([text('Cancelled.')]);
+    if (retrievals.length === 0) {
+      return new vscode.LanguageModelToolResult([
+        text('Project Knowledge has no index yet for this workspace; it may still be indexing. '
+          + 'Try again shortly or fall back to reading files.'),
+      ]);
+    }
+    const parts = retrievals.map((retrieval) => {
+      const files = retrieval.files ?? [];
+      const heading = retrievals.length > 1 ? `Folder ${retrieval.folder.name}:\n` : '';
+      return text(files.length > 0
+        ? `${heading}Files ranked for the request (score, path; then the matching lines and why):\n${formatRankedFiles(files)}`
+        : `${heading}No verified project file matched ${JSON.stringify(query)}.`);
+    });
+    return new vscode.LanguageModelToolResult(parts);
   }
 }
 

@@ -283,7 +283,7 @@ async function incremental(open: OpenIndex, corpus: Corpus, label: string): Prom
 
 // ---- search ---------------------------------------------------------------------------------
 
-type Kind = 'path' | 'phrase' | 'fullText' | 'symbol' | 'hybrid';
+type Kind = 'path' | 'phrase' | 'fullText' | 'symbol' | 'long' | 'hybrid';
 
 interface BenchQuery {
   kind: Kind;
@@ -319,6 +319,17 @@ function buildQueries(samples: CorpusSample[], kind: Exclude<Kind, 'hybrid'>, co
       case 'symbol': {
         const symbol = rng.pick(sample.symbols);
         queries.push({ kind, query: symbol, expectPath: sample.path, literal: symbol });
+        break;
+      }
+      case 'long': {
+        // A pasted issue (~3 KB): prose with the file's words and a symbol, a frame from another checkout, log lines.
+        const symbol = sample.symbols.length > 0 ? rng.pick(sample.symbols) : sample.words[0] ?? 'value';
+        const prose = `When I call ${symbol} the ${sample.words.slice(0, 6).join(' ')} handling fails and the result is wrong.`;
+        const frame = `  File "/home/ci/checkout/${sample.path}", line ${rng.int(1, 40)}, in ${symbol}`;
+        const word = (index: number) => sample.words[index % Math.max(1, sample.words.length)] ?? 'x';
+        const log = Array.from({ length: 30 }, (_, index) => `${index}: request ${word(index)} failed, retrying`);
+        const text = [`Bug: ${symbol} fails`, '', prose, '', 'Traceback (most recent call last):', frame, ...log].join('\n');
+        queries.push({ kind, query: text, expectPath: sample.path });
         break;
       }
       default: {
@@ -381,7 +392,7 @@ interface SearchFigures {
 
 async function searchBench(engine: ProjectEngine, samples: CorpusSample[], n: number, grepN: number, seed: number, label: string): Promise<SearchFigures> {
   const rng = new Random(seed ^ 0x5eed);
-  const kinds: Array<Exclude<Kind, 'hybrid'>> = ['path', 'phrase', 'fullText', 'symbol'];
+  const kinds: Array<Exclude<Kind, 'hybrid'>> = ['path', 'phrase', 'fullText', 'symbol', 'long'];
   const warmup = kinds.flatMap((kind) => buildQueries(samples, kind, 5, rng));
   await runQueries(engine, warmup);
   const figures: SearchFigures = { kinds: {}, overall: summarize([]), sameTerms: summarize([]), grepTerms: [] };

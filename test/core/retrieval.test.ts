@@ -82,9 +82,10 @@ describe('basic retrieval', () => {
     const project = fixture(files);
     const engine = await openEngine(project.root);
     await engine.sync();
-    const result = await engine.search('budgeted topic', { budgetTokens: 1500 });
+    // Long chunks are cut to their matching lines (issue 14), so a smaller budget than the six whole chunks need.
+    const result = await engine.search('budgeted topic', { budgetTokens: 40 });
     const used = result.results.reduce((sum, item) => sum + item.tokens, 0);
-    assert.ok(used <= 1500, `used ${used}`);
+    assert.ok(used <= 40, `used ${used}`);
     assert.ok(result.results.length >= 1);
     assert.ok(result.manifest.entries.some((entry) => entry.reason === 'over-budget'));
     await engine.close();

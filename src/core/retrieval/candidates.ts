@@ -28,6 +28,13 @@ export const tierScores: Record<CandidateReason, number> = {
   semantic: 20,
 };
 
+/**
+ * An exact phrase that is the whole literal of the request (the typed message, a quoted phrase of
+ * two or more words, an error's whole run) ranks here, above an exact simple symbol: "Event loop is
+ * closed" is answered by the line that raises it, not by declarations named `loop` or `closed`.
+ */
+export const wholePhraseTier = 175;
+
 /** Candidates at or above this base are exact matches: nothing weaker may displace them. */
 export const exactTierFloor = tierScores['exact-basename'];
 
@@ -66,6 +73,39 @@ function firstPartPerSymbol(rows: SnippetRow[]): SnippetRow[] {
 
 const maxPerName = 24;
 const maxPhraseQueries = 24;
+/** A plain word of a multi-word request counts as a declaration only when at most this many declare it. */
+const maxRareDeclarations = 3;
+/** Words a pasted text is searched for: its rarest in this index (of up to this many candidates). */
+const maxLongWords = 256;
+
+/**
+ * The request's words for a pasted text, rarest in this index first (as BM25 would weigh them),
+ * at most 32; words no chunk holds are dropped. Common words' counts are stored; the others are
+ * counted by one query.
+ */
+export function rarestWords(store: IndexStore, words: string[]): string[] {
+  const counts = store.commonTermCounts(words);
+  const total = (perColumn: number[] | undefined) => (perColumn ?? []).reduce((sum, documents) => Math.max(sum, documents), 0);
+  const uncounted = words.filter((word) => !counts.has(word));
+  if (uncounted.length > 0) {
+    try {
+      const found = store.termDocumentCounts(uncounted.map(ftsQuote));
+      uncounted.forEach((word, index) => counts.set(word, found[index]));
+    } catch {
+      // A query FTS4 rejects counts nothing: those words keep their order at the end.
+    }
+  }
+  const order = new Map(words.map((word, index) => [word, index]));
+  return words.filter((word) => !counts.has(word) || total(counts.get(word)) > 0)
+    .sort((a, b) => (total(counts.get(a)) || Infinity) - (total(counts.get(b)) || Infinity)
+      || (order.get(a) as number) - (order.get(b) as number))
+    .slice(0, 32);
+}
+
+/** A literal that, found, answers the request as a whole: the typed message, a quoted phrase of two or more words, an error's whole run. */
+function wholeLiteral(phrase: string): boolean {
+  return (phrase.match(/[\p{L}\p{N}_]+/gu) ?? []).filter((word) => !stopwords.has(word.toLowerCase())).length >= 2;
+}
 
 /** One request word and the full-text terms that find it (the word, plus stem terms for prose words). */
 export interface WordTerms {
@@ -122,7 +162,17 @@ export function resolvePath(requested: string, files: FileIndex): { exact: strin
     const suffix = segments.slice(start).join('/');
     if (files.has(suffix)) return { exact: [suffix], near: [] };
   }
-  return { exact: [], near: segments.length > 0 ? files.endingWith(segments.join('/')) : [] };
+  if (segments.length === 0) return { exact: [], near: [] };
+  const whole = files.endingWith(segments.join('/'));
+  if (whole.length > 0 || segments.length < 3) return { exact: [], near: whole };
+  // `/opt/venv/.../site-packages/orders/ledger.py` for the project's `src/orders/ledger.py`: the
+  // longest tail of two or more segments some project path ends with. A lone basename of an
+  // absolute path is too weak (every runtime's frames name files the project does not hold).
+  for (let start = 1; start <= segments.length - 2; start++) {
+    const near = files.endingWith(segments.slice(start).join('/'));
+    if (near.length > 0) return { exact: [], near };
+  }
+  return { exact: [], near: [] };
 }
 
 /** Files a dotted module name may be (`json.decoder` → `json/decoder.py`, `a.b` → `a/b/index.ts`). */
@@ -199,7 +249,7 @@ const minimumHits = 8;
  * (bm25 relative to the best hit) adds up to `refinementSpan`.
  */
 export async function collectCandidates(store: IndexStore, descriptor: TaskDescriptor, poolSize: number, files: FileIndex = new FileIndex(store), live?: LiveReader): Promise<Candidate[]> {
-  const words = searchWords(descriptor);
+  const words = descriptor.long ? rarestWords(store, searchWords(descriptor, maxLongWords)) : searchWords(descriptor);
   const prose = new Set(descriptor.keywords);
   const relevance = new RequestRelevance(store, fullTextTerms(words, prose));
   // Full text costs the most, so a pure lookup (paths, symbols, phrases, errors, with no prose
@@ -237,6 +287,13 @@ export async function collectCandidates(store: IndexStore, descriptor: TaskDescr
     if (exact.length > 0) symbols.push({ name, rows: exact, reason: 'exact-symbol' });
     else if (name.length >= 3) symbols.push({ name, rows: declarationsIgnoringCase(store, name), reason: 'declared-fallback' });
   }
+  // A plain word ("loop", "closed", "completion") is a declaration only where few declare it, and
+  // then it is evidence like a name the full text matched (symbol text), not literal evidence: it
+  // neither outranks a phrase nor makes the relevance cut drop the full-text candidates.
+  for (const name of descriptor.proseSymbols) {
+    const rows = firstPartPerSymbol(declarationsIgnoringCase(store, name));
+    if (rows.length > 0 && rows.length <= maxRareDeclarations) symbols.push({ name, rows, reason: 'symbol-text' });
+  }
   // Literal phrases: quoted text, then error messages and their literal runs (longest runs that match).
   let phraseQueries = 0;
   const phraseHits = async (phrase: string): Promise<SnippetRow[]> => {
@@ -244,13 +301,20 @@ export async function collectCandidates(store: IndexStore, descriptor: TaskDescr
     phraseQueries++;
     return phraseRows(store, phrase, poolSize, live);
   };
-  const phrases: Array<{ phrase: string; rows: SnippetRow[]; weight: number }> = [];
-  for (const phrase of descriptor.phrases) phrases.push({ phrase, rows: await phraseHits(phrase), weight: 1 });
+  const phrases: Array<{ phrase: string; rows: SnippetRow[]; weight: number; whole?: boolean }> = [];
+  if (descriptor.messagePhrase) {
+    const message = descriptor.messagePhrase;
+    const literal = await phraseHits(message);
+    // Not literally there: the source may hold it with placeholders where the request has values.
+    const rows = literal.length > 0 || !live ? literal : await placeholderRows(store, message, live);
+    phrases.push({ phrase: message, rows, weight: 1, whole: true });
+  }
+  for (const phrase of descriptor.phrases) phrases.push({ phrase, rows: await phraseHits(phrase), weight: 1, whole: wholeLiteral(phrase) });
   for (const fragment of descriptor.errorFragments) {
     const fragmentWords = fragment.split(/\s+/);
     const whole = await phraseHits(fragment);
     if (whole.length > 0) {
-      phrases.push({ phrase: fragment, rows: whole, weight: 1 });
+      phrases.push({ phrase: fragment, rows: whole, weight: 1, whole: wholeLiteral(fragment) });
       continue;
     }
     // Wrapper words ("urlopen error unknown url type") or a cut value may break the run: try shorter
@@ -312,11 +376,14 @@ export async function collectCandidates(store: IndexStore, descriptor: TaskDescr
   // Exact simple symbols, then the case-insensitive fallback.
   for (const { name, rows, reason } of symbols) addDeclarations(rows, reason, name);
 
-  for (const { phrase, rows, weight } of phrases) {
+  for (const { phrase, rows, weight, whole } of phrases) {
+    // The whole message or quoted phrase, found literally, is the answer: above any one-word symbol collision.
+    const tier = whole ? wholePhraseTier : tierScores['exact-phrase'];
     for (const row of rows) {
       // A chunk holding a smaller chunk that also has the phrase (a class part around the method) yields to it.
       const container = rows.some((other) => other !== row && other.path === row.path && row.startLine <= other.startLine && other.endLine <= row.endLine && (other.endLine - other.startLine) < (row.endLine - row.startLine));
-      add(row, 'exact-phrase', phrase, tierScores['exact-phrase'] + weight * refinementSpan * 0.5 + refine(row) * 0.5 - (container ? refinementSpan * 0.5 : 0), phrase);
+      const base = tier + weight * refinementSpan * 0.5 + refine(row) * 0.5 - (container ? refinementSpan * 0.5 : 0);
+      add(row, 'exact-phrase', phrase, base, phrase);
     }
   }
 
@@ -349,11 +416,14 @@ function phraseTokens(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
 }
 
-/** The words of `literal`, in order, anywhere in `text` — across line breaks, comment markers and quotes. */
+/**
+ * The words of `literal`, in order, anywhere in `text` — across line breaks, comment markers and
+ * quotes, and with format placeholders in `text` standing for some of them (`matchesWithPlaceholders`).
+ */
 export function containsLiteral(text: string, literal: string): boolean {
   if (text.toLowerCase().includes(literal.toLowerCase())) return true;
   const words = (value: string) => ` ${phraseTokens(value).join(' ')} `;
-  return words(text).includes(words(literal));
+  return words(text).includes(words(literal)) || (placeholderPresent.test(text) && matchesWithPlaceholders(text, literal));
 }
 
 /**
@@ -412,6 +482,72 @@ async function phraseRows(store: IndexStore, phrase: string, poolSize: number, l
     if (!file.ok || file.sha256 !== row.fileHash) return true;
     return containsLiteral(file.lines.slice(row.startLine - 1, row.endLine).join('\n'), phrase) || containsLiteral(row.path.replace(/[/._-]+/g, ' '), phrase);
   }).slice(0, poolSize);
+}
+
+/** Format placeholders: printf (`%s`, `%-5d`, `%(name)s`), Python/Rust/C# braces (`{}`, `{0}`, `{name!r}`, `{:?}`), `${x}`, Go's `%v`. */
+const placeholderPattern = new RegExp([
+  String.raw`%\([\w.]+\)[-#0 +]*\d*(?:\.\d+)?[a-zA-Z]`,
+  String.raw`%[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGcaovqTpbu]`,
+  String.raw`\$?\{[\w.:!?\[\]<>^=+#-]*\}`,
+].join('|'), 'g');
+const placeholderPresent = new RegExp(placeholderPattern.source);
+const placeholderMarker = '\u0000';
+
+/** Words of a source text with each format placeholder as one marker word. */
+function wordsWithPlaceholders(text: string): string[] {
+  return text.replace(placeholderPattern, ` ${placeholderMarker} `).toLowerCase().match(/[\p{L}\p{N}_]+|\u0000/gu) ?? [];
+}
+
+/**
+ * Whether `message` occurs in `text` with some of its words standing where the source has a
+ * placeholder (one to three words each: `gopher`, `example.org`); at least two of the message's
+ * words must match literally.
+ */
+export function matchesWithPlaceholders(text: string, message: string): boolean {
+  const wanted = phraseTokens(message);
+  const source = wordsWithPlaceholders(text);
+  if (wanted.length < 2) return false;
+  const match = (word: number, at: number, literal: number): boolean => {
+    if (word === wanted.length) return literal >= 2;
+    if (at === source.length) return false;
+    if (source[at] === placeholderMarker) {
+      for (let taken = 1; taken <= 3 && word + taken <= wanted.length; taken++) if (match(word + taken, at + 1, literal)) return true;
+      return false;
+    }
+    return source[at] === wanted[word] && match(word + 1, at + 1, literal + 1);
+  };
+  for (let start = 0; start < source.length; start++) {
+    if ((source[start] === wanted[0] || source[start] === placeholderMarker) && match(0, start, 0)) return true;
+  }
+  return false;
+}
+
+/**
+ * Chunks holding `message` with placeholders for some of its words. Candidates are the chunks
+ * holding any two adjacent content words of it (one query); when that is not selective (more than
+ * `maxPhraseChunks`), none are checked. Each is checked against its live text.
+ */
+async function placeholderRows(store: IndexStore, message: string, live: LiveReader): Promise<SnippetRow[]> {
+  const words = phraseTokens(message);
+  const pairs: string[] = [];
+  for (let index = 0; index + 1 < words.length; index++) {
+    if (!stopwords.has(words[index]) && !stopwords.has(words[index + 1])) pairs.push(ftsQuote(`${words[index]} ${words[index + 1]}`));
+  }
+  if (pairs.length === 0) return [];
+  let rowids: number[];
+  try {
+    rowids = store.matchingRowids([...new Set(pairs)].join(' OR '), maxPhraseChunks + 1);
+  } catch {
+    return [];
+  }
+  if (rowids.length === 0 || rowids.length > maxPhraseChunks) return [];
+  const rows = store.snippetsByRowid(rowids);
+  const texts = await Promise.all(rows.map((row) => live.get(row.path)));
+  return rows.filter((row, index) => {
+    const file = texts[index];
+    if (!file.ok || file.sha256 !== row.fileHash) return false;
+    return matchesWithPlaceholders(file.lines.slice(row.startLine - 1, row.endLine).join('\n'), message);
+  });
 }
 
 /** The runs of adjacent words without a stopword, longest first (then by letters), that have two words or more. */

@@ -22,6 +22,16 @@ export interface TaskDescriptor {
   qualifiedSymbols: string[];
   /** Names to look up as exact declarations. */
   symbols: string[];
+  /**
+   * Plain words of a multi-word request (`loop`, `closed` in "Event loop is closed"): looked up as
+   * declarations only when the index declares the name rarely, and then below an exact phrase.
+   */
+  proseSymbols: string[];
+  /**
+   * The whole request when it reads like a message (several words on one line, not a question):
+   * where it occurs literally — a raised error, a log line, a UI string — is the answer.
+   */
+  messagePhrase?: string;
   /** Identifier-like tokens: camelCase, PascalCase, snake_case, kebab-case, SCREAMING_CASE, with digits. */
   identifiers: string[];
   phrases: string[];
@@ -36,6 +46,8 @@ export interface TaskDescriptor {
   keywords: string[];
   /** The request reads as a sentence or question rather than a lookup. */
   natural: boolean;
+  /** A pasted issue, log or stack trace (long or many lines): no relevance cut, rarity-weighted words, more symbols. */
+  long: boolean;
   /** False when the request holds nothing worth retrieving for (e.g. a lone generic word). */
   actionable: boolean;
 }
@@ -113,14 +125,28 @@ interface Frame {
   symbol?: string;
 }
 
-/** Stack-trace frames of the common runtimes; returns the frames (innermost first) and the text without them. */
+/** A Go frame's function line (`main.(*Server).handle(0xc000010000)`) as `Server.handle`, or undefined. */
+function goFunction(line: string): string | undefined {
+  const match = line.match(/^(?:[\w.-]+\/)*[\w-]+\.(?:\(\*?(\w+)\)\.)?(\w+)\(.*\)\s*$/);
+  if (!match) return undefined;
+  return match[1] ? `${match[1]}.${match[2]}` : match[2];
+}
+
+/**
+ * Stack-trace frames of the common runtimes (Python, V8, JVM, .NET, Go, Rust); returns the frames
+ * (innermost first) and the text without them. A Go or Rust frame names its function on the line
+ * before its path, so that line is kept until the path line claims it.
+ */
 function extractFrames(text: string): { frames: Frame[]; rest: string } {
   const lines = text.split(/\r\n|\r|\n/);
   const python: Frame[] = [];
   const others: Frame[] = [];
   const kept: string[] = [];
   let afterPythonFrame = false;
+  let pendingFunction: string | undefined;
   for (const line of lines) {
+    const claimed = pendingFunction;
+    pendingFunction = undefined;
     const py = line.match(/^\s*File "([^"]+)", line (\d+)(?:, in ([\w$<>.]+))?/);
     if (py) {
       python.push({ path: py[1], line: Number(py[2]), symbol: py[3] && !py[3].startsWith('<') ? py[3] : undefined });
@@ -129,12 +155,21 @@ function extractFrames(text: string): { frames: Frame[]; rest: string } {
     }
     if (afterPythonFrame && /^\s{2,}\S/.test(line)) continue; // the quoted source line (and ^^^ markers) of a frame
     afterPythonFrame = false;
-    if (/^\s*\^[\s^~]*$/.test(line) || /^\s*Traceback \(most recent call last\):?\s*$/.test(line)) continue;
-    // Node / V8: "    at fn (src/a.ts:12:5)" or "    at src/a.ts:12:5"
-    const v8 = line.match(/^\s*at (?:(?:async )?([\w$.<>[\] ]+?) \()?((?:[A-Za-z]:)?[^\s():]+):(\d+)(?::\d+)?\)?\s*$/);
+    const markerLine = /^\s*\^[\s^~]*$/.test(line) || /^\s*Traceback \(most recent call last\):?\s*$/.test(line);
+    if (markerLine || /^goroutine \d+ \[/.test(line)) continue;
+    // .NET: "   at Shop.Orders.OrderService.Place(Order order) in C:\src\Shop\OrderService.cs:line 42"
+    const dotnet = line.match(/^\s*at ([\w$.`<>]+)\.([\w$`<>]+)\([^)]*\) in (.+?):line (\d+)\s*$/);
+    if (dotnet) {
+      const owner = dotnet[1].split('.').pop() as string;
+      others.push({ path: dotnet[3], line: Number(dotnet[4]), symbol: `${owner}.${dotnet[2]}` });
+      continue;
+    }
+    // Node / V8: "    at fn (src/a.ts:12:5)" or "    at src/a.ts:12:5" (also Rust's "at ./src/a.rs:12:5")
+    const v8 = line.replace(/\bfile:\/\//, '')
+      .match(/^\s*at (?:(?:async )?([\w$.<>[\] ]+?) \()?((?:[A-Za-z]:)?[^\s():]+):(\d+)(?::\d+)?\)?\s*$/);
     if (v8) {
       const symbol = v8[1]?.replace(/^Object\.|^new /, '').replace(/<anonymous>/, '').trim();
-      others.push({ path: v8[2].replace(/^file:\/\//, ''), line: Number(v8[3]), symbol: symbol || undefined });
+      others.push({ path: v8[2], line: Number(v8[3]), symbol: symbol || claimed });
       continue;
     }
     // JVM: "at com.acme.Foo.bar(Foo.java:42)"
@@ -144,15 +179,25 @@ function extractFrames(text: string): { frames: Frame[]; rest: string } {
       others.push({ path: jvm[3], line: Number(jvm[4]), symbol: `${owner}.${jvm[2]}` });
       continue;
     }
+    // Rust panics: "thread 'main' panicked at src/main.rs:10:5:" (and the older "panicked at 'msg', src/main.rs:10:5")
+    const rustPanic = line.match(/panicked at (?:'[^']*', )?((?:[A-Za-z]:)?[^\s:']+\.rs):(\d+)(?::\d+)?:?\s*$/);
+    if (rustPanic) {
+      others.push({ path: rustPanic[1], line: Number(rustPanic[2]) });
+      continue;
+    }
     // Go panics: "\t/src/app/main.go:12 +0x1d"; Rust: "--> src/main.rs:10:5"
     const goOrRust = line.match(/^\s*(?:-->\s*)?((?:[A-Za-z]:)?[^\s:]+\.(?:go|rs|c|cc|cpp|h)):(\d+)(?::\d+)?(?:\s+\+0x[0-9a-f]+)?\s*$/);
     if (goOrRust) {
-      others.push({ path: goOrRust[1], line: Number(goOrRust[2]) });
+      others.push({ path: goOrRust[1], line: Number(goOrRust[2]), symbol: claimed });
       continue;
     }
+    // A Go function line, or a Rust backtrace entry ("  2: app::orders::place"), names the next
+    // frame's function; the line stays in the text, since it may be code that is no frame at all.
+    const rustFunction = line.match(/^\s*\d+: ((?:[\w<>]+::)*([\w]+))(?:::h[0-9a-f]{16})?\s*$/);
+    pendingFunction = rustFunction ? rustFunction[2] : goFunction(line);
     kept.push(line);
   }
-  // Python prints the innermost frame last; V8, the JVM and Go print it first.
+  // Python prints the innermost frame last; V8, the JVM, .NET, Go and Rust print it first.
   return { frames: [...python.reverse(), ...others], rest: kept.join('\n') };
 }
 
@@ -176,15 +221,42 @@ export function errorFragmentsOf(message: string): string[] {
   return unique(runs);
 }
 
+/** Pasted text past this is ignored (SPEC §8: issue reports, stack traces and logs up to 100 KB). */
+const maxInputLength = 100_000;
+/** A request longer than this, or with more lines, is a pasted text rather than a typed request. */
+const longInputLength = 1_500;
+const longInputLines = 20;
+/** Declarations looked up for one request at most: a pasted text can name hundreds of identifiers. */
+const maxLongSymbols = 64;
+
+/**
+ * The request as a literal message, or undefined: one line of three to 24 words, not a question,
+ * naming no path, with at least two plain content words (not identifiers: "parse_qsl timeout" is
+ * a lookup, "Event loop is closed" a message). Two words ("invoice total") are a lookup: as a
+ * literal they would match code like `invoice.total` everywhere.
+ */
+function messageShape(rest: string, rawTokens: string[], firstWord: string): string | undefined {
+  const line = rest.trim().replace(/\s+/g, ' ');
+  if (rawTokens.length < 3 || rawTokens.length > 24 || /[\n?]/.test(rest.trim()) || interrogatives.has(firstWord)) return undefined;
+  if (line.length < 8 || line.length > 300 || rawTokens.some((token) => isPathLike(token.replace(/[.:,;'`]+$/, '')))) return undefined;
+  const plain = rawTokens.map((token) => token.replace(/^\W+|\W+$/g, ''))
+    .filter((word) => /^\p{L}{2,}$/u.test(word) && !stopwords.has(word.toLowerCase()));
+  return plain.length >= 2 ? line : undefined;
+}
+
 /** Builds a task descriptor from a chat prompt, tool input or search box text. */
 export function describeTask(input: string, attachedPaths: string[] = []): TaskDescriptor {
   const text = input.trim();
-  const bounded = text.length > 20_000 ? text.slice(0, 20_000) : text;
+  // Fence markers of pasted code blocks say nothing; the code inside is tokenized like the rest.
+  const bounded = (text.length > maxInputLength ? text.slice(0, maxInputLength) : text).replace(/^\s*(?:```|~~~)[\w+-]*\s*$/gm, '');
+  const lineCount = bounded.split('\n').length;
+  const long = bounded.length > longInputLength || lineCount > longInputLines;
   const paths: string[] = attachedPaths.map(normalizePath);
   const lineHints: LineHint[] = [];
   const modules: string[] = [];
   const qualifiedSymbols: string[] = [];
   const symbols: string[] = [];
+  const proseSymbols: string[] = [];
   const identifiers: string[] = [];
   const phrases: string[] = [];
   const errorMessages: string[] = [];
@@ -225,7 +297,11 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
     const phrase = (a ?? b ?? c ?? d ?? '').trim();
     if (!phrase) return ' ';
     const codeToken = /^[\w./\\:#$@~-]+(?:\(\))?$/.test(phrase);
-    if (c !== undefined && codeToken) return ` ${phrase} `; // `parseHeader`, `src/a.ts`: look it up as a token
+    if (c !== undefined && codeToken) {
+      // `parseHeader`, `src/a.ts`: look it up as a token; a back-quoted plain word (`ctx`) is a name.
+      if (/^[A-Za-z_$][\w$]*$/.test(phrase) && !stopwords.has(phrase.toLowerCase())) symbols.push(phrase);
+      return ` ${phrase} `;
+    }
     if (codeToken && !/\s/.test(phrase) && (isPathLike(phrase) || isIdentifierLike(phrase) || /[.:#]/.test(phrase))) return ` ${phrase} `;
     phrases.push(phrase);
     // Code inside a phrase still names identifiers worth searching for.
@@ -292,16 +368,34 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
     }
     if (lower.length < 2) continue;
     if (/^[A-Z][a-z0-9]+$/.test(word) && !startsSentence && !genericWords.has(lower)) {
-      // A capitalized word mid-sentence is usually a type name (`Session`, `Cookie`).
-      symbols.push(word);
+      // A capitalized word mid-sentence is usually a type name (`Session`, `Cookie`); in a pasted
+      // issue it is as often a product or a person, so there it counts only if rarely declared.
+      (long ? proseSymbols : symbols).push(word);
       keywords.push(lower);
       continue;
     }
     keywords.push(lower);
     proseWords.push(/^[A-Z]+$/.test(word) ? word : lower);
   }
-  // A short lookup ("urlopen", "parse_qsl timeout") names declarations; prose words in a sentence do not.
-  if (!natural) for (const word of proseWords) if (word.length >= 3 && !genericWords.has(word.toLowerCase())) symbols.push(word);
+  // A one-word request ("urlopen") names a declaration. In a longer request a plain word ("loop"
+  // in "Event loop is closed") is a declaration only where the index declares it rarely (see
+  // `collectCandidates`), and never in a sentence or a pasted text.
+  const lookupWords = proseWords.filter((word) => word.length >= 3 && !genericWords.has(word.toLowerCase()));
+  if (rawTokens.length === 1) symbols.push(...lookupWords);
+  else if (!natural && !long) proseSymbols.push(...lookupWords);
+
+  // A message typed as it appears ("Event loop is closed", "http: Server closed"): the whole line is a
+  // literal to find, and its runs between values and punctuation are fragments (`%s`, `{}` stand there).
+  // The request as typed, quoted values included ("Illegal key 'a b'": the source has `%r` there);
+  // a request that is only a quoted phrase is looked up as that phrase.
+  const typedTokens = withoutFrames.split(/[\s,;()[\]{}<>!?"“”|]+/).filter(Boolean);
+  const outsideQuotes = rawTokens.some((token) => /\p{L}{2,}/u.test(token) && !stopwords.has(token.toLowerCase()));
+  const messagePhrase = long || errorMessages.length > 0 || !outsideQuotes ? undefined : messageShape(withoutFrames, typedTokens, firstWord);
+  if (messagePhrase) {
+    for (const fragment of errorFragmentsOf(messagePhrase)) {
+      if (fragment.toLowerCase() !== messagePhrase.toLowerCase()) errorFragments.push(fragment);
+    }
+  }
 
   const descriptor: TaskDescriptor = {
     text,
@@ -309,7 +403,9 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
     lineHints: lineHints.filter((hint, index) => lineHints.findIndex((other) => other.path === hint.path && other.line === hint.line) === index),
     modules: unique(modules),
     qualifiedSymbols: unique(qualifiedSymbols),
-    symbols: unique(symbols),
+    symbols: unique(symbols).slice(0, long ? maxLongSymbols : undefined),
+    proseSymbols: unique(proseSymbols).filter((word) => !symbols.includes(word)).slice(0, maxLongSymbols),
+    messagePhrase,
     identifiers: unique(identifiers),
     phrases: unique(phrases),
     errorMessages: unique(errorMessages),
@@ -318,6 +414,7 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
     technologies: unique(technologies),
     keywords: unique(keywords),
     natural,
+    long,
     actionable: true,
   };
   const specific = descriptor.paths.length + descriptor.qualifiedSymbols.length + descriptor.identifiers.length + descriptor.phrases.length
@@ -331,7 +428,7 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
  * Every lower-case word the full-text search should look for, most specific first: identifiers
  * and their parts, literal words of phrases and errors, content keywords, then path words.
  */
-export function searchWords(descriptor: TaskDescriptor): string[] {
+export function searchWords(descriptor: TaskDescriptor, limit = 32): string[] {
   const words: string[] = [];
   const add = (word: string) => {
     if (word.length >= 2 && !stopwords.has(word)) words.push(word);
@@ -353,7 +450,7 @@ export function searchWords(descriptor: TaskDescriptor): string[] {
     const name = path.split('/').pop() ?? path;
     for (const word of name.replace(fileExtension, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) add(word);
   }
-  return unique(words).slice(0, 32);
+  return unique(words).slice(0, limit);
 }
 
 /**

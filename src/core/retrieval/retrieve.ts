@@ -2,9 +2,11 @@ import type { SnippetRow } from '../store';
 import { readIndexable, resyncOne, type SyncContext } from '../sync';
 import { splitLines, estimateTokens } from '../tokens';
 import { collectCandidates, containsLiteral, FileIndex, tierScores, type Candidate, type CandidateReason } from './candidates';
-import { describeTask, type TaskDescriptor } from './descriptor';
+import { describeTask, searchWords, type TaskDescriptor } from './descriptor';
 import { fuseRankings, fusionCeiling, vectorQueryText } from './hybrid';
 import { vectorPool } from './vectors';
+import { rankFiles, type RankedFile } from './fileRanking';
+import { focusSpan, maxWholeSpanLines } from './span';
 import type { Manifest, ManifestEntry } from './manifest';
 
 export interface RetrieveOptions {
@@ -14,6 +16,8 @@ export interface RetrieveOptions {
   attachedPaths?: string[];
   /** Hybrid ranking for this request; defaults to the project's `semantic` option. */
   semantic?: boolean;
+  /** `files`: also rank whole files with their evidence (`Retrieval.files`); `snippets` (default): snippets only. */
+  granularity?: 'snippets' | 'files';
 }
 
 /** A snippet whose file was read again and whose SHA-256 matched the index at return time. */
@@ -40,6 +44,8 @@ export interface VerifiedSnippet {
 export interface Retrieval {
   descriptor: TaskDescriptor;
   results: VerifiedSnippet[];
+  /** With `granularity: 'files'`: the ranked files (at most `limit`), each live-verified. */
+  files?: RankedFile[];
   manifest: Manifest;
 }
 
@@ -79,9 +85,30 @@ interface Scored extends Candidate {
   score: number;
 }
 
-function score(candidate: Candidate, modified: boolean, tracked: boolean): number {
+/** Test code: a `test`/`tests`/`spec`/`__tests__` folder, or a test file name of the usual runners. */
+const testPath = new RegExp([
+  String.raw`(?:^|/)(?:tests?|testing|spec|specs|__tests__|testdata)/`, String.raw`(?:^|/)test_[^/]*$`, String.raw`_test\.\w+$`,
+  String.raw`[._-](?:test|spec)s?\.\w+$`, String.raw`(?:^|/)Test[A-Z][^/]*$`, String.raw`Tests?\.(?:java|cs|kt)$`,
+].join('|'));
+const testWords = /^(?:tests?|testing|tested|spec|specs|unittest|pytest|jest|mocha|vitest|fixture|fixtures|mock|mocks)$/;
+
+export function isTestPath(path: string): boolean {
+  return testPath.test(path);
+}
+
+/** The request is about tests when it says so or names a test file. */
+function aboutTests(descriptor: TaskDescriptor): boolean {
+  return descriptor.keywords.some((word) => testWords.test(word))
+    || descriptor.paths.some(isTestPath) || descriptor.identifiers.some((word) => /^test_|^Test[A-Z]|Test$/.test(word));
+}
+
+/** Below the code they test, within a tier (less than a tier gap): test code, unless the request is about tests. */
+const testPenalty = 5;
+
+function score(candidate: Candidate, modified: boolean, tracked: boolean, demoteTests: boolean): number {
   const cost = Math.min(8, candidate.snippet.tokens / 250);
-  return Math.round((candidate.base + (modified ? 10 : 0) + (tracked ? 3 : 0) - cost) * 100) / 100;
+  const test = demoteTests && isTestPath(candidate.snippet.path) ? testPenalty : 0;
+  return Math.round((candidate.base + (modified ? 10 : 0) + (tracked ? 3 : 0) - cost - test) * 100) / 100;
 }
 
 /** Score, modified state, path, line, id: a total order, so equal inputs give equal output. */
@@ -103,6 +130,32 @@ function entryFor(candidate: Scored, included: boolean, reason: string, modified
 }
 
 const maxRetries = 2;
+/** Snippets one file contributes before its further ones yield to other files' (a file the request names by path excepted). */
+export const maxSnippetsPerFile = 3;
+/**
+ * Points each snippet past `maxSnippetsPerFile` loses per extra snippet of its file: a within-tier
+ * nudge (the tracked bonus is 3), so only a close rival from another file overtakes it, and a
+ * file's tenth snippet has lost 21.
+ */
+const crowdingPenalty = 3;
+
+/**
+ * Re-ranks so one file cannot crowd out the rest: past its first `maxSnippetsPerFile`, each
+ * further snippet of a file loses `crowdingPenalty` points per snippet beyond them. A file with
+ * nothing comparable elsewhere keeps its snippets; a close candidate from another file now goes
+ * first. Exact-path candidates (the file the request names) are never penalized or counted.
+ */
+export function spreadAcrossFiles<T extends Scored & { modified: boolean }>(candidates: T[]): T[] {
+  const seen = new Map<string, number>();
+  const spread = candidates.map((candidate) => {
+    if (candidate.reason === 'exact-path') return candidate;
+    const ahead = seen.get(candidate.snippet.path) ?? 0;
+    seen.set(candidate.snippet.path, ahead + 1);
+    const beyond = ahead + 1 - maxSnippetsPerFile;
+    return beyond > 0 ? { ...candidate, score: Math.round((candidate.score - crowdingPenalty * beyond) * 100) / 100 } : candidate;
+  });
+  return spread.sort(compareScored);
+}
 
 /**
  * Finds, ranks and live-verifies snippets for a request. A file whose hash changed since
@@ -114,6 +167,9 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
   const semantic = options.semantic ?? context.options.semantic;
   const budget = options.budgetTokens ?? context.options.budgetTokens;
   const descriptor = describeTask(query, options.attachedPaths);
+  const demoteTests = !aboutTests(descriptor);
+  const filesWanted = options.granularity === 'files';
+  const focusWords = searchWords(descriptor);
   const state = context.store.state();
   const revisionAtStart = context.store.revision;
   const revision = {
@@ -136,10 +192,13 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
     const scoreAll = (list: Candidate[]) => list.map((candidate) => {
       const file = files.get(candidate.snippet.path);
       const modified = file?.modified ?? false;
-      return { ...candidate, modified, score: score(candidate, modified, file?.tracked ?? false) };
+      return { ...candidate, modified, score: score(candidate, modified, file?.tracked ?? false, demoteTests) };
     }).sort(compareScored);
     const live = new LiveFiles(context);
-    let candidates: Array<Scored & { modified: boolean }> = scoreAll(await collectCandidates(context.store, descriptor, Math.max(64, limit * 8), files, live));
+    // A pasted text or a file-level request draws on a deeper pool: its answer is often a file many chunks support.
+    const poolSize = descriptor.long || filesWanted ? Math.max(256, limit * 16) : Math.max(64, limit * 8);
+    const collected = await collectCandidates(context.store, descriptor, poolSize, files, live);
+    let candidates: Array<Scored & { modified: boolean }> = scoreAll(collected);
     if (semantic) {
       const hybrid = await hybridRanking(context, descriptor, candidates, limit);
       manifest.ranking = hybrid.ranking;
@@ -147,7 +206,11 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
       if (hybrid.candidates) candidates = scoreAll(hybrid.candidates);
     }
     const { kept, cut } = relevanceCut(candidates, descriptor);
-    const verification = await verifyCandidates(kept, limit, budget, state.head, files, live);
+    const verification = await verifyCandidates(spreadAcrossFiles(kept), limit, budget, state.head, files, live, focusWords);
+    const rankedFiles = filesWanted ? await verifyFiles(candidates, limit, files, live) : undefined;
+    for (const changed of rankedFiles?.changedPaths ?? []) {
+      if (!verification.changedPaths.includes(changed)) verification.changedPaths.push(changed);
+    }
     for (const candidate of cut) {
       const file = files.get(candidate.snippet.path);
       verification.entries.push(entryFor(candidate, false, 'low-relevance', candidate.modified, file?.gitHead ?? state.head));
@@ -165,8 +228,31 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
     }
     // Files this retrieval re-indexed are written now; other unsaved changes wait for their sync.
     if (context.store.revision !== revisionAtStart) await context.store.persist();
-    return { descriptor, results: verification.results, manifest };
+    return { descriptor, results: verification.results, files: rankedFiles?.files, manifest };
   }
+}
+
+/**
+ * The best `limit` files of all candidates (no relevance cut: a file many weak hits support is
+ * a file-level answer), each with its live hash checked like a snippet's. A changed file is
+ * reported for re-indexing; an unusable one is left out.
+ */
+async function verifyFiles(
+  candidates: Array<Scored & { modified: boolean }>, limit: number, files: FileIndex, live: LiveFiles,
+): Promise<{ files: RankedFile[]; changedPaths: string[] }> {
+  const verified: RankedFile[] = [];
+  const changedPaths: string[] = [];
+  for (const ranked of rankFiles(candidates)) {
+    if (verified.length >= limit) break;
+    const liveFile = await live.get(ranked.path);
+    const indexed = files.get(ranked.path);
+    if (!liveFile.ok || !indexed || liveFile.sha256 !== indexed.sha256) {
+      changedPaths.push(ranked.path);
+      continue;
+    }
+    verified.push({ ...ranked, sha256: liveFile.sha256 });
+  }
+  return { files: verified, changedPaths };
 }
 
 /**
@@ -212,6 +298,8 @@ export function vectorPoolSize(limit: number): number {
  * one are left out. What is cut is listed in the manifest as `low-relevance`.
  */
 export function relevanceCut<T extends Candidate & { score: number }>(candidates: T[], descriptor: TaskDescriptor): { kept: T[]; cut: T[] } {
+  // A pasted issue or log supports many candidates weakly; cutting by the best one drops the answer (issue 14).
+  if (descriptor.long) return { kept: candidates, cut: [] };
   const strong = candidates.some((candidate) => candidate.base >= tierScores['exact-phrase']);
   const allowance = strong ? (descriptor.natural ? cutAllowanceNatural : cutAllowance) : Infinity;
   const bestWeaker = candidates.find((candidate) => candidate.base < tierScores['exact-phrase'])?.score ?? 0;
@@ -228,7 +316,30 @@ export function relevanceCut<T extends Candidate & { score: number }>(candidates
   return { kept, cut };
 }
 
-async function verifyCandidates(candidates: Array<Scored & { modified: boolean }>, limit: number, budget: number, head: string | null, files: FileIndex, live: LiveFiles) {
+/** Reasons whose chunk is cut to its matching lines when long: what matched is words or a line, not a named declaration. */
+const focusedReasons = new Set<CandidateReason>(['exact-phrase', 'symbol-text', 'full-text', 'semantic', 'exact-path', 'exact-basename']);
+/** Lines kept on each side of the line a path request or stack frame names. */
+const lineHintContext = 6;
+
+/** The lines of a candidate to return (1-based, inclusive): the whole chunk, or its focused span (see `focusSpan`). */
+function spanOf(candidate: Candidate, lines: string[], words: readonly string[]): { startLine: number; endLine: number } {
+  const { snippet } = candidate;
+  const whole = { startLine: snippet.startLine, endLine: snippet.endLine };
+  if (!focusedReasons.has(candidate.reason) || snippet.endLine - snippet.startLine + 1 <= maxWholeSpanLines) return whole;
+  if (candidate.reason === 'exact-path' || candidate.reason === 'exact-basename') {
+    // `a.py:120` or a stack frame: the named line with some context; a bare path keeps the chunk.
+    const line = Number(candidate.matched.match(/:(\d+)$/)?.[1] ?? NaN);
+    if (!(line >= snippet.startLine && line <= snippet.endLine)) return whole;
+    return { startLine: Math.max(snippet.startLine, line - lineHintContext), endLine: Math.min(snippet.endLine, line + lineHintContext) };
+  }
+  const focus = focusSpan(lines.slice(snippet.startLine - 1, snippet.endLine), words, candidate.literal);
+  return focus ? { startLine: snippet.startLine + focus.from, endLine: snippet.startLine + focus.to } : whole;
+}
+
+async function verifyCandidates(
+  candidates: Array<Scored & { modified: boolean }>, limit: number, budget: number, head: string | null, files: FileIndex, live: LiveFiles,
+  words: readonly string[],
+) {
   const results: VerifiedSnippet[] = [];
   const entries: ManifestEntry[] = [];
   const invalidated: ManifestEntry[] = [];
@@ -242,11 +353,7 @@ async function verifyCandidates(candidates: Array<Scored & { modified: boolean }
       entries.push(entryFor(candidate, false, 'over-limit', candidate.modified, gitCommit));
       continue;
     }
-    const overlapping = results.find((result) => overlapsByHalf(result, snippet));
-    if (overlapping) {
-      entries.push(entryFor(candidate, false, 'overlap', candidate.modified, gitCommit));
-      continue;
-    }
+
     const liveFile = await live.get(snippet.path);
     if (!liveFile.ok) {
       const entry = entryFor(candidate, false, liveFile.reason, candidate.modified, gitCommit);
@@ -266,12 +373,19 @@ async function verifyCandidates(candidates: Array<Scored & { modified: boolean }
       }
       continue;
     }
-    const text = liveFile.lines.slice(snippet.startLine - 1, snippet.endLine).join('\n');
-    if (candidate.literal && !containsLiteral(text, candidate.literal)) {
+    const chunkText = liveFile.lines.slice(snippet.startLine - 1, snippet.endLine).join('\n');
+    if (candidate.literal && !containsLiteral(chunkText, candidate.literal)) {
       // The words matched but not the literal phrase: keep it only at full-text strength.
       candidate.reason = 'full-text';
       candidate.score = Math.min(candidate.score, tierScores['full-text'] - 15);
     }
+    const span = spanOf(candidate, liveFile.lines, words);
+    if (results.some((result) => overlapsByHalf(result, { path: snippet.path, ...span }))) {
+      entries.push(entryFor(candidate, false, 'overlap', candidate.modified, gitCommit));
+      continue;
+    }
+    const whole = span.startLine === snippet.startLine && span.endLine === snippet.endLine;
+    const text = whole ? chunkText : liveFile.lines.slice(span.startLine - 1, span.endLine).join('\n');
     if (seenText.has(text)) {
       entries.push(entryFor(candidate, false, 'duplicate', candidate.modified, gitCommit));
       continue;
@@ -283,15 +397,18 @@ async function verifyCandidates(candidates: Array<Scored & { modified: boolean }
     }
     seenText.add(text);
     usedTokens += tokens;
-    entries.push(entryFor(candidate, true, candidate.reason, candidate.modified, gitCommit));
-    results.push(toVerified(candidate, snippet, text, tokens, liveFile.sha256, gitCommit));
+
+    entries.push({ ...entryFor(candidate, true, candidate.reason, candidate.modified, gitCommit), ...span, tokens });
+    results.push(toVerified(candidate, { ...snippet, ...span }, text, tokens, liveFile.sha256, gitCommit));
   }
   // A demoted phrase may now rank below others; keep the returned list in score order.
   results.sort((a, b) => b.score - a.score || Number(b.modified) - Number(a.modified) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.startLine - b.startLine || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { results, entries, changedPaths, invalidated };
 }
 
-function overlapsByHalf(a: { path: string; startLine: number; endLine: number }, b: SnippetRow): boolean {
+type LineRange = { path: string; startLine: number; endLine: number };
+
+function overlapsByHalf(a: LineRange, b: LineRange): boolean {
   if (a.path !== b.path) return false;
   const overlap = Math.min(a.endLine, b.endLine) - Math.max(a.startLine, b.startLine) + 1;
   if (overlap <= 0) return false;

@@ -1,0 +1,74 @@
+import type { Candidate, CandidateReason } from './candidates';
+
+/** One piece of evidence for a ranked file: a matching declaration or lines, and why it matched. */
+export interface FileEvidence {
+  startLine: number;
+  endLine: number;
+  symbol: string | null;
+  reason: CandidateReason;
+  matched: string;
+  score: number;
+}
+
+/** A file-level answer (`pk search --files`, the tool's `granularity: 'files'`): live-verified, no source text. */
+export interface RankedFile {
+  path: string;
+  score: number;
+  sha256: string;
+  modified: boolean;
+  evidence: FileEvidence[];
+}
+
+/** Evidence listed per file; the score reads this many of a file's best snippets. */
+export const evidencePerFile = 3;
+
+/**
+ * How much a file's second and third best snippets add to its best one. A file that holds several
+ * matching places outranks one with a single stray match of the same strength (a whole-file BM25
+ * rewards it too), yet one exact hit still outranks any number of full-text ones: the additions
+ * stay below the tier gaps only for the weaker tiers, which is where files compete.
+ */
+const supportWeights = [1, 0.3, 0.1];
+
+/**
+ * Groups scored candidates by file, best first. A file's score is its best snippet's score plus
+ * weighted support from its next best (see `supportWeights`); ties go by path. Candidates are
+ * taken as given: the caller verifies the files live before returning them.
+ */
+export function rankFiles<T extends Candidate & { score: number; modified: boolean }>(candidates: T[]): Array<Omit<RankedFile, 'sha256'>> {
+  const byPath = new Map<string, T[]>();
+  for (const candidate of candidates) {
+    const list = byPath.get(candidate.snippet.path);
+    if (list) list.push(candidate);
+    else byPath.set(candidate.snippet.path, [candidate]);
+  }
+  const files = [...byPath.entries()].map(([path, list]) => {
+    const sorted = [...list].sort((a, b) => b.score - a.score || a.snippet.startLine - b.snippet.startLine);
+    const score = sorted.slice(0, supportWeights.length)
+      .reduce((sum, candidate, index) => sum + supportWeights[index] * Math.max(0, candidate.score), 0);
+    return {
+      path,
+      score: Math.round(score * 100) / 100,
+      modified: sorted.some((candidate) => candidate.modified),
+      evidence: sorted.slice(0, evidencePerFile).map((candidate) => ({
+        startLine: candidate.snippet.startLine, endLine: candidate.snippet.endLine, symbol: candidate.snippet.qualifiedName,
+        reason: candidate.reason, matched: candidate.matched, score: candidate.score,
+      })),
+    };
+  });
+  return files.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** One line per file and an indented line per piece of evidence: what `pk search --files` and the tool print. */
+export function formatRankedFiles(files: RankedFile[]): string {
+  const lines: string[] = [];
+  for (const file of files) {
+    lines.push(`${file.score.toFixed(1).padStart(6)}  ${file.path}${file.modified ? '  (modified)' : ''}`);
+    for (const evidence of file.evidence) {
+      const what = evidence.symbol ?? evidence.matched;
+      const shown = what && what.length > 80 ? `${what.slice(0, 77)}...` : what;
+      lines.push(`        L${evidence.startLine}-${evidence.endLine}  ${evidence.reason}${shown ? `  ${shown}` : ''}`);
+    }
+  }
+  return lines.join('\n');
+}

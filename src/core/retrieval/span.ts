@@ -1,0 +1,64 @@
+import { splitIdentifier } from '../tokens';
+import { stemWord } from './descriptor';
+
+/** Chunks up to this many lines are returned whole; longer ones are cut to the lines that match. */
+export const maxWholeSpanLines = 40;
+/** The window searched for the densest matches, and the context kept around them. */
+const windowLines = 24;
+const contextLines = 3;
+
+/** The stems a line holds: its words and their identifier parts (`parseCookieHeader` → pars, cooki, header). */
+function lineStems(line: string): Set<string> {
+  const stems = new Set<string>();
+  for (const word of line.match(/[\p{L}\p{N}_]+/gu) ?? []) {
+    stems.add(stemWord(word));
+    for (const part of splitIdentifier(word)) stems.add(stemWord(part));
+  }
+  return stems;
+}
+
+/**
+ * The smallest span of a long chunk that answers: the lines holding the request's words, at most
+ * `windowLines` of them, with `contextLines` around (0-based offsets into `lines`, inclusive).
+ * The window with the most distinct request stems wins (the earliest on ties); a chunk of at most
+ * `maxWholeSpanLines` lines, or one no line of which holds a request word, stays whole (undefined).
+ * A `literal` (an exact phrase) anchors the window on its first line instead.
+ */
+export function focusSpan(lines: string[], requestWords: readonly string[], literal?: string): { from: number; to: number } | undefined {
+  if (lines.length <= maxWholeSpanLines) return undefined;
+  const wanted = new Set(requestWords.map(stemWord));
+  const perLine = lines.map((line) => {
+    const stems = lineStems(line);
+    return new Set([...wanted].filter((stem) => stems.has(stem)));
+  });
+  if (literal) {
+    const first = phraseLine(lines, literal);
+    if (first !== undefined) return { from: Math.max(0, first - contextLines), to: Math.min(lines.length - 1, first + contextLines) };
+  }
+  let best: { from: number; covered: number } | undefined;
+  for (let from = 0; from < lines.length; from++) {
+    if (perLine[from].size === 0) continue;
+    const covered = new Set<string>();
+    for (let line = from; line < Math.min(lines.length, from + windowLines); line++) for (const stem of perLine[line]) covered.add(stem);
+    if (!best || covered.size > best.covered) best = { from, covered: covered.size };
+  }
+  if (!best) return undefined;
+  let last = best.from;
+  for (let line = best.from; line < Math.min(lines.length, best.from + windowLines); line++) if (perLine[line].size > 0) last = line;
+  return { from: Math.max(0, best.from - contextLines), to: Math.min(lines.length - 1, last + contextLines) };
+}
+
+/** The first line on which the phrase's words start (the phrase may run on over the next two lines). */
+function phraseLine(lines: string[], literal: string): number | undefined {
+  const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+  const wanted = words(literal);
+  if (wanted.length === 0) return undefined;
+  for (let line = 0; line < lines.length; line++) {
+    const own = words(lines[line]).length;
+    const joined = words(lines.slice(line, line + 3).join(' '));
+    for (let start = 0; start < own; start++) {
+      if (wanted.every((word, offset) => joined[start + offset] === word)) return line;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { maxSnippetsPerFile } from '../../src/core/retrieval/retrieve';
+import { RegexParser } from '../../src/core/parsing/regexParser';
+import { TreeSitterParser } from '../../src/core/parsing/treeSitterParser';
+import { Fixture, fixtureFactory, openEngine, tempFile } from './fixtures';
+
+const repository = path.resolve(__dirname, '..', '..', '..');
+const cli = path.join(repository, 'dist', 'cli.js');
+const parsers = () => [
+  new TreeSitterParser({ grammarDir: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'), queryDir: path.join(repository, 'grammars') }),
+  new RegexParser(),
+];
+const fixture = fixtureFactory();
+const created: Fixture[] = [];
+after(() => created.forEach((item) => item.cleanup()));
+
+/** One file with many functions about invoices, and several files with one each. */
+function invoices(): Record<string, string> {
+  const crowded = Array.from({ length: 12 }, (_, index) => `export function invoiceTotal${index}(invoice: Invoice): number {\n  return invoice.total * ${index};\n}\n`).join('\n');
+  const files: Record<string, string> = { 'src/crowded.ts': crowded };
+  for (let index = 0; index < 4; index++) files[`src/single${index}.ts`] = `export function invoiceTotalOther${index}(invoice: Invoice): number {\n  return invoice.total + ${index};\n}\n`;
+  files['test/crowded.test.ts'] = 'import { invoiceTotal0 } from "../src/crowded";\ntest("invoice total", () => invoiceTotal0({ total: 1 }));\n';
+  return files;
+}
+
+describe('file-level localization (issue 14)', () => {
+  test('granularity files returns ranked, live-verified files with evidence and a score', async () => {
+    const project = fixture(invoices());
+    const engine = await openEngine(project.root, { parsers: parsers() });
+    await engine.sync();
+    const result = await engine.search('invoice total', { granularity: 'files', limit: 4 });
+    const files = result.files ?? [];
+    assert.equal(files.length, 4);
+    for (const file of files) {
+      assert.deepEqual(Object.keys(file).sort(), ['evidence', 'modified', 'path', 'score', 'sha256']);
+      assert.equal(file.sha256, engine.store.file(file.path)?.sha256);
+      assert.ok(file.evidence.length >= 1 && file.evidence.length <= 3);
+      for (const evidence of file.evidence) assert.ok(evidence.startLine >= 1 && evidence.endLine >= evidence.startLine && typeof evidence.reason === 'string');
+    }
+    for (let index = 1; index < files.length; index++) assert.ok(files[index - 1].score >= files[index].score, 'best first');
+    assert.equal(files[0].path, 'src/crowded.ts', 'the file with the most support first');
+    assert.ok(!files.slice(0, 3).some((file) => file.path.startsWith('test/')), 'tests below the code they test');
+    assert.equal(new Set(files.map((file) => file.path)).size, files.length, 'each file once');
+    await engine.close();
+  });
+
+  test('a file changed since indexing is re-indexed before it is ranked', async () => {
+    const project = fixture(invoices());
+    const engine = await openEngine(project.root, { parsers: parsers() });
+    await engine.sync();
+    project.write('src/single0.ts', 'export function invoiceTotalOther0(invoice: Invoice): number {\n  return invoice.total - 1;\n}\n');
+    const result = await engine.search('invoiceTotalOther0', { granularity: 'files' });
+    assert.equal(result.files?.[0].path, 'src/single0.ts');
+    assert.equal(result.files?.[0].sha256, engine.store.file('src/single0.ts')?.sha256);
+    assert.ok(result.manifest.retries >= 1);
+    await engine.close();
+  });
+
+  test('one file cannot crowd out the rest: past the cap, close rivals from other files go first', async () => {
+    const project = fixture(invoices());
+    const engine = await openEngine(project.root, { parsers: parsers() });
+    await engine.sync();
+    const result = await engine.search('invoice total', { limit: 8 });
+    const fromCrowded = result.results.filter((item) => item.path === 'src/crowded.ts').length;
+    assert.ok(fromCrowded <= maxSnippetsPerFile + 1, `${fromCrowded} of ${result.results.length} from one file`);
+    assert.ok(new Set(result.results.map((item) => item.path)).size >= 4, JSON.stringify(result.results.map((item) => item.path)));
+    await engine.close();
+  });
+
+  test('tests rank below the code they test unless the request is about tests', async () => {
+    const project = fixture({
+      'src/parser.ts': 'export function parseWidget(text: string): string {\n  return text.trim();\n}\n',
+      'test/parser.test.ts': 'export function parseWidgetCase(text: string): string {\n  return parseWidget(text);\n}\n',
+    });
+    const engine = await openEngine(project.root, { parsers: parsers() });
+    await engine.sync();
+    const code = await engine.search('parse widget text');
+    assert.equal(code.results[0].path, 'src/parser.ts');
+    const tests = await engine.search('parse widget text tests');
+    const testRank = tests.results.findIndex((item) => item.path === 'test/parser.test.ts');
+    const codeRank = tests.results.findIndex((item) => item.path === 'src/parser.ts');
+    assert.ok(testRank >= 0 && codeRank >= 0);
+    const scoreOf = (rank: number) => tests.results[rank].score;
+    assert.ok(scoreOf(testRank) - scoreOf(codeRank) > code.results.find((item) => item.path === 'test/parser.test.ts')!.score - code.results[0].score, 'the test file is not demoted when the request is about tests');
+    await engine.close();
+  });
+
+  test('pk search --files prints ranked files with evidence, as text and as JSON', () => {
+    const project = new Fixture(invoices());
+    created.push(project);
+    const db = tempFile('files.sqlite');
+    const indexed = spawnSync(process.execPath, [cli, 'index', project.root, '--db', db], { encoding: 'utf8' });
+    assert.equal(indexed.status, 0, indexed.stderr);
+    const json = spawnSync(process.execPath, [cli, 'search', 'invoice total', '--files', '--limit', '3', '--root', project.root, '--db', db, '--json'], { encoding: 'utf8' });
+    assert.equal(json.status, 0, json.stderr);
+    const parsed = JSON.parse(json.stdout) as { files: Array<{ path: string; score: number; sha256: string; evidence: Array<{ startLine: number; endLine: number; reason: string }> }>; manifest: { entries: unknown[] } };
+    assert.equal(parsed.files.length, 3);
+    assert.equal(parsed.files[0].path, 'src/crowded.ts');
+    assert.match(parsed.files[0].sha256, /^[0-9a-f]{64}$/);
+    assert.ok(Array.isArray(parsed.manifest.entries));
+    const text = spawnSync(process.execPath, [cli, 'search', 'invoice total', '--files', '--limit', '3', '--root', project.root, '--db', db], { encoding: 'utf8' });
+    assert.equal(text.status, 0, text.stderr);
+    const lines = text.stdout.trimEnd().split('\n');
+    assert.match(lines[0], /^\s*\d+\.\d  src\/crowded\.ts$/);
+    assert.match(lines[1], /^\s+L\d+-\d+  \S+/);
+    const refused = spawnSync(process.execPath, [cli, 'context', 'invoice', '--files', '--root', project.root, '--db', db], { encoding: 'utf8' });
+    assert.equal(refused.status, 2);
+    assert.equal(refused.stderr.split('\n')[0], 'pk: --files applies to search only');
+  });
+});

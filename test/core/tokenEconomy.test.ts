@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { focusSpan, maxWholeSpanLines } from '../../src/core/retrieval/span';
+import { fixtureFactory, openEngine } from './fixtures';
+
+const fixture = fixtureFactory();
+
+/** A long body whose only lines about rotation sit in the middle. */
+function longBody(): string[] {
+  const lines = Array.from({ length: 120 }, (_, index) => `    total_${index} = compute(value_${index})`);
+  lines[60] = '    if self.stream.tell() >= self.max_bytes:';
+  lines[61] = '        self.rotate_log_file()  # rotated once it grows past the max size';
+  return lines;
+}
+
+describe('token economy: the smallest span that answers (issue 14)', () => {
+  test('a long chunk is cut to the lines holding the request words, with a little context', () => {
+    const span = focusSpan(longBody(), ['rotated', 'grows', 'max', 'size']);
+    assert.ok(span, 'a long chunk with matching lines is focused');
+    assert.ok(span.from <= 60 && span.to >= 61, JSON.stringify(span));
+    assert.ok(span.to - span.from + 1 <= 30, JSON.stringify(span));
+  });
+
+  test('short chunks, and long ones no line of which matches, stay whole', () => {
+    assert.equal(focusSpan(longBody().slice(0, maxWholeSpanLines), ['rotated']), undefined);
+    assert.equal(focusSpan(longBody(), ['kangaroo']), undefined);
+  });
+
+  test('an exact phrase anchors the span on the line where it starts', () => {
+    const lines = longBody();
+    lines[90] = '        raise RuntimeError("log file is closed")';
+    const span = focusSpan(lines, ['log', 'file', 'closed'], 'log file is closed');
+    assert.ok(span && span.from <= 90 && 90 <= span.to && span.to - span.from <= 8, JSON.stringify(span));
+  });
+
+  test('search returns the focused lines, cited and counted as such', async () => {
+    const source = ['class Rotator:', '    def emit(self, record):', ...longBody().map((line) => `    ${line}`), ''].join('\n');
+    const engine = await openEngine(fixture({ 'logs/rotator.py': source }).root);
+    await engine.sync();
+    const result = await engine.search('rotated once it grows past the max size');
+    const top = result.results[0];
+    assert.equal(top.path, 'logs/rotator.py');
+    assert.ok(top.startLine <= 63 && top.endLine >= 64, `${top.startLine}-${top.endLine}`);
+    assert.ok(top.endLine - top.startLine + 1 <= 30);
+    assert.equal(top.text.split('\n').length, top.endLine - top.startLine + 1);
+    assert.ok(top.citation.includes(`#L${top.startLine}-L${top.endLine}@`));
+    const entry = result.manifest.entries.find((item) => item.included && item.path === 'logs/rotator.py');
+    assert.equal(entry?.startLine, top.startLine);
+    assert.equal(entry?.tokens, top.tokens);
+    await engine.close();
+  });
+});
