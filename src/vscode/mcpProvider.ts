@@ -30,7 +30,8 @@ export class McpDefinitions implements vscode.McpServerDefinitionProvider<vscode
   async provideMcpServerDefinitions(): Promise<vscode.McpStdioServerDefinition[]> {
     if (!vscode.workspace.isTrusted) return [];
     const cli = path.join(this.extension.extensionUri.fsPath, 'dist', 'cli.js');
-    const version = String(this.extension.extension.packageJSON.version ?? '0.0.0');
+    const packageJson = this.extension.extension.packageJSON as { version?: unknown };
+    const version = typeof packageJson.version === 'string' ? packageJson.version : '0.0.0';
     const definitions: vscode.McpStdioServerDefinition[] = [];
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
       if (folder.uri.scheme !== 'file') continue;
@@ -60,7 +61,7 @@ export class McpDefinitions implements vscode.McpServerDefinitionProvider<vscode
   }
 
   dispose(): void {
-    this.subscriptions.forEach((subscription) => subscription.dispose());
+    for (const subscription of this.subscriptions) subscription.dispose();
   }
 }
 

@@ -19,7 +19,10 @@ type NavigationToolName = keyof typeof navigationToolNames;
 type Input = Record<string, unknown>;
 
 function invocationMessage(name: NavigationToolName, input: Input): string {
-  const value = (key: string) => String(input?.[key] ?? '').slice(0, 80);
+  const value = (key: string) => {
+    const given = input?.[key];
+    return (typeof given === 'string' || typeof given === 'number' ? String(given) : '').slice(0, 80);
+  };
   switch (name) {
     case 'projectKnowledge_findSymbol':
       return vscode.l10n.t('Finding the declaration of {0}', value('name'));

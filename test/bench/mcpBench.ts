@@ -64,7 +64,7 @@ function answered(tool: Call['tool'], structured: Record<string, unknown> | unde
 
 function run(command: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { maxBuffer: 64 * 1024 * 1024 }, (error) => (error ? reject(error) : resolve()));
+    execFile(command, args, { maxBuffer: 64 * 1024 * 1024 }, (error) => (error ? reject(new Error(error.message)) : resolve()));
   });
 }
 

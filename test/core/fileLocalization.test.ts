@@ -104,8 +104,8 @@ describe('file-level localization (issue 14)', () => {
     const text = spawnSync(process.execPath, [cli, 'search', 'invoice total', '--files', '--limit', '3', '--root', project.root, '--db', db], { encoding: 'utf8' });
     assert.equal(text.status, 0, text.stderr);
     const lines = text.stdout.trimEnd().split('\n');
-    assert.match(lines[0], /^\s*\d+\.\d  src\/crowded\.ts$/);
-    assert.match(lines[1], /^\s+L\d+-\d+  \S+/);
+    assert.match(lines[0], /^\s*\d+\.\d {2}src\/crowded\.ts$/);
+    assert.match(lines[1], /^\s+L\d+-\d+ {2}\S+/);
     const refused = spawnSync(process.execPath, [cli, 'context', 'invoice', '--files', '--root', project.root, '--db', db], { encoding: 'utf8' });
     assert.equal(refused.status, 2);
     assert.equal(refused.stderr.split('\n')[0], 'pk: --files applies to search only');

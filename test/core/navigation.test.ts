@@ -202,10 +202,12 @@ describe('pk find-symbol, references and outline', () => {
     const common = ['--root', project.root, '--db', db];
     const found = pk(['find-symbol', 'Session.send', ...common, '--json']);
     assert.equal(found.code, 0, found.stderr);
-    assert.equal(JSON.parse(found.stdout).matches[0].kind, 'method');
+    assert.equal((JSON.parse(found.stdout) as { matches: Array<{ kind: string }> }).matches[0].kind, 'method');
     assert.match(pk(['find-symbol', 'Session', ...common]).stdout, /^class Session\n {4}src\/session\.ts#L1-L3@[0-9a-f]{64}/);
     assert.equal(pk(['find-symbol', 'Missing', ...common]).code, 1);
-    const references = JSON.parse(pk(['references', 'Session.send', ...common, '--json']).stdout);
+    const references = JSON.parse(pk(['references', 'Session.send', ...common, '--json']).stdout) as {
+      references: Array<{ path: string; line: number; label: string }>;
+    };
     assert.deepEqual(
       references.references.map((use: { path: string; line: number; label: string }) => `${use.path}:${use.line} ${use.label}`),
       ['src/app.ts:2 extracted'],

@@ -6,7 +6,9 @@ import type { ZodTypeAny } from 'zod';
 import { toolDescriptions, toolInputs, type ToolName } from '../../src/core/tools/toolSet';
 
 const repository = path.resolve(__dirname, '..', '..', '..');
-const manifest = JSON.parse(fs.readFileSync(path.join(repository, 'package.json'), 'utf8'));
+const manifest = JSON.parse(fs.readFileSync(path.join(repository, 'package.json'), 'utf8')) as {
+  contributes: { languageModelTools: unknown[]; mcpServerDefinitionProviders: Array<{ id: string }> };
+};
 const nls = JSON.parse(fs.readFileSync(path.join(repository, 'package.nls.json'), 'utf8')) as Record<string, string>;
 
 /** The agent-mode tools declared in package.json and the MCP tool each one mirrors. */

@@ -57,9 +57,9 @@ function languageService(ts: Ts, root: string, files: string[]) {
     getDefaultLibFileName: (options) => ts.getDefaultLibFilePath(options),
     fileExists: (file) => fs.existsSync(file),
     readFile: (file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined),
-    readDirectory: ts.sys.readDirectory,
-    directoryExists: ts.sys.directoryExists,
-    getDirectories: ts.sys.getDirectories,
+    readDirectory: (...args) => ts.sys.readDirectory(...args),
+    directoryExists: (directory) => ts.sys.directoryExists(directory),
+    getDirectories: (directory) => ts.sys.getDirectories(directory),
   };
   return ts.createLanguageService(host, ts.createDocumentRegistry());
 }

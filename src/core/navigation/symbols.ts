@@ -29,7 +29,7 @@ export function normalizeSymbolName(name: string): string {
   const trimmed = name.trim().replace(/^`|`$/g, '');
   if (trimmed === '') throw new NavigationInputError('The symbol name is empty.');
   if (trimmed.length > longestName) throw new NavigationInputError(`The symbol name is longer than ${longestName} characters.`);
-  if (/[\s\u0000-\u001f]/.test(trimmed))
+  if (/[\s\p{Cc}]/u.test(trimmed))
     throw new NavigationInputError(`Not a symbol name: ${JSON.stringify(trimmed.slice(0, 80))} (no spaces).`);
   return trimmed.replace(/::|->|#/g, '.');
 }

@@ -495,7 +495,7 @@ const placeholderMarker = '\u0000';
 
 /** Words of a source text with each format placeholder as one marker word. */
 function wordsWithPlaceholders(text: string): string[] {
-  return text.replace(placeholderPattern, ` ${placeholderMarker} `).toLowerCase().match(/[\p{L}\p{N}_]+|\u0000/gu) ?? [];
+  return text.replace(placeholderPattern, ` ${placeholderMarker} `).toLowerCase().match(new RegExp(`[\\p{L}\\p{N}_]+|${placeholderMarker}`, 'gu')) ?? [];
 }
 
 /**
