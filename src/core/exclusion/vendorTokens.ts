@@ -89,6 +89,11 @@ export const vendorTokens: readonly VendorToken[] = [
     body: String.raw`(?=[A-Za-z]{0,23}[0-9])(?=[0-9]{0,23}[A-Za-z])[A-Za-z0-9]{24}\b`,
   },
   { rule: 'typeform-token', prefix: String.raw`\btfp_`, body: String.raw`[A-Za-z0-9_\-.=]{59}` + end },
+  // Harness personal and service-account tokens: kind, account id, token id, secret.
+  { rule: 'harness-token', prefix: String.raw`\b[ps]at\.`, body: String.raw`[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}` + end },
+  { rule: 'shippo-token', prefix: String.raw`\bshippo_(?:live|test)_`, body: String.raw`[a-fA-F0-9]{40}` + end },
+  // Lob keys: `live_`/`test_` and 35 hex digits, an odd length no hash has.
+  { rule: 'lob-key', prefix: String.raw`\b(?:live|test)_`, body: String.raw`[a-f0-9]{35}` + end },
   // A JWT encoded once more as base64 (Kubernetes secrets, CI variables): `ZXlK` is base64 of `eyJ`.
   { rule: 'jwt', prefix: String.raw`\bZXlK`, body: String.raw`[A-Za-z0-9+/_\-]{60,8192}={0,2}` },
 ];
