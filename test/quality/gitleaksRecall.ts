@@ -316,6 +316,41 @@ function needles(secret: string): string[] {
   return [...out];
 }
 
+/** Indexes `files` in a fresh folder with the real engine and returns the planted secrets that reached the database. */
+async function indexAndScan(files: Record<string, string>, planted: Planted[]): Promise<{ reached: Set<Planted>; indexed: Set<string>; errors: number }> {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pk-gitleaks-')));
+  const dbPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pk-gitleaks-db-')), 'index.sqlite');
+  try {
+    const control = 'src/harmless.ts';
+    const all = { ...files, [control]: 'export function apiKey(): string {\n  return process.env.API_KEY ?? "";\n}\n' };
+    for (const [relative, text] of Object.entries(all)) {
+      fs.mkdirSync(path.dirname(path.join(root, relative)), { recursive: true });
+      fs.writeFileSync(path.join(root, relative), text);
+    }
+    const engine = await ProjectEngine.open({ root, ports: nodePorts(), dbPath });
+    const report = await engine.sync();
+    const indexed = new Set(engine.store.files().keys());
+    const cells = databaseCells(engine.store.database);
+    await engine.close();
+    const bytes = fs.readFileSync(dbPath).toString('latin1').toLowerCase();
+    if (!indexed.has(control)) throw new Error('the harmless control file was not indexed: the run proves nothing');
+    const reached = new Set<Planted>();
+    for (const item of planted) {
+      const strings = needles(item.secret);
+      const inDatabase = strings.some((needle) => bytes.includes(needle) || cells.some((cell) => cell.includes(needle)));
+      if (inDatabase || item.files.some((file) => indexed.has(file))) reached.add(item);
+    }
+    return { reached, indexed, errors: report.errors.length };
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(path.dirname(dbPath), { recursive: true, force: true });
+  }
+}
+
+function percent(part: number, whole: number): string {
+  return `${((part / Math.max(1, whole)) * 100).toFixed(1)}%`;
+}
+
 async function main(): Promise<void> {
   const options = parseArguments(process.argv.slice(2));
   const random = seededRandom(options.seed);
@@ -336,74 +371,51 @@ async function main(): Promise<void> {
     });
   }
 
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pk-gitleaks-')));
-  const dbPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pk-gitleaks-db-')), 'index.sqlite');
-  try {
-    files['src/harmless.ts'] = 'export function apiKey(): string {\n  return process.env.API_KEY ?? "";\n}\n';
-    for (const [relative, text] of Object.entries(files)) {
-      fs.mkdirSync(path.dirname(path.join(root, relative)), { recursive: true });
-      fs.writeFileSync(path.join(root, relative), text);
-    }
-    const engine = await ProjectEngine.open({ root, ports: nodePorts(), dbPath });
-    const report = await engine.sync();
-    const indexed = new Set(engine.store.files().keys());
-    const cells = databaseCells(engine.store.database);
-    await engine.close();
-    const bytes = fs.readFileSync(dbPath).toString('latin1').toLowerCase();
-    if (!indexed.has('src/harmless.ts')) throw new Error('the harmless control file was not indexed: the run proves nothing');
+  // The generator's own text is not planted as such: for keyword rules it is mostly noise that no
+  // file holds (`adafruit \":'\`<value>`), so the four syntaxes are the measure.
+  const main = await indexAndScan(files, planted);
 
-    const missedByRule = new Map<string, { shapes: Set<string>; syntaxes: Set<string>; count: number }>();
-    const bySyntax = new Map<string, number>();
-    let reached = 0;
-    for (const item of planted) {
-      const strings = needles(item.secret);
-      const inDatabase = strings.some((needle) => bytes.includes(needle) || cells.some((cell) => cell.includes(needle)));
-      const leakedFiles = item.files.filter((file) => indexed.has(file));
-      if (!inDatabase && leakedFiles.length === 0) continue;
-      reached++;
-      const entry = missedByRule.get(item.rule) ?? { shapes: new Set<string>(), syntaxes: new Set<string>(), count: 0 };
-      entry.count++;
-      entry.shapes.add(shape(item.secret));
-      for (const file of leakedFiles) {
-        const syntax = path.extname(file).slice(1);
-        entry.syntaxes.add(syntax);
-        bySyntax.set(syntax, (bySyntax.get(syntax) ?? 0) + 1);
-      }
-      missedByRule.set(item.rule, entry);
+  console.log(`gitleaks rules: ${rules.length} total, ${withRegex.length} with a regex, ${translated.length} translated, `
+    + `${withRegex.length - translated.length} not translated, ${notGenerated.length} translated but no acceptable sample`);
+  for (const rule of withRegex.filter((item) => !item.generator)) console.log(`  not translated: ${rule.id} (${rule.skipped})`);
+  for (const item of notGenerated) console.log(`  no sample: ${item.id} (${item.reason})`);
+  const rulesPlanted = new Set(planted.map((item) => item.rule)).size;
+  console.log(`secrets generated: ${planted.length} from ${rulesPlanted} rules, ${Object.keys(files).length} files (seed ${options.seed})`);
+  const missedRules = new Set([...main.reached].map((item) => item.rule));
+  const caught = planted.length - main.reached.size;
+  console.log(`reached the database: ${main.reached.size}/${planted.length} secrets, from ${missedRules.size}/${rulesPlanted} rules; `
+    + `caught ${caught}/${planted.length} (${percent(caught, planted.length)})`);
+  const secretsOnly = planted.filter((item) => !identifierRule(item.rule));
+  const caughtSecrets = secretsOnly.filter((item) => !main.reached.has(item)).length;
+  const missedSecretRules = [...missedRules].filter((id) => !identifierRule(id));
+  console.log(`without identifier rules (client ids, public keys): caught ${caughtSecrets}/${secretsOnly.length} `
+    + `(${percent(caughtSecrets, secretsOnly.length)}); ${missedSecretRules.length} rules missed`);
+  const bySyntax = new Map<string, number>();
+  for (const item of main.reached) {
+    for (const file of item.files.filter((name) => main.indexed.has(name))) {
+      const syntax = path.extname(file).slice(1);
+      bySyntax.set(syntax, (bySyntax.get(syntax) ?? 0) + 1);
     }
-
-    console.log(`gitleaks rules: ${rules.length} total, ${withRegex.length} with a regex, ${translated.length} translated, `
-      + `${withRegex.length - translated.length} not translated, ${notGenerated.length} translated but no acceptable sample`);
-    for (const rule of withRegex.filter((item) => !item.generator)) console.log(`  not translated: ${rule.id} (${rule.skipped})`);
-    for (const item of notGenerated) console.log(`  no sample: ${item.id} (${item.reason})`);
-    const rulesPlanted = new Set(planted.map((item) => item.rule)).size;
-    console.log(`secrets generated: ${planted.length} from ${rulesPlanted} rules, ${Object.keys(files).length - 1} files (seed ${options.seed})`);
-    console.log(`reached the database: ${reached}/${planted.length} secrets, from ${missedByRule.size}/${rulesPlanted} rules; `
-      + `caught ${planted.length - reached}/${planted.length} (${(((planted.length - reached) / Math.max(1, planted.length)) * 100).toFixed(1)}%)`);
-    const secretsOnly = planted.filter((item) => !identifierRule(item.rule));
-    const reachedSecrets = secretsOnly.filter((item) => missedByRule.has(item.rule)).length;
-    const missedSecretRules = [...missedByRule.keys()].filter((id) => !identifierRule(id));
-    console.log(`without identifier rules (client ids, public keys): caught ${secretsOnly.length - reachedSecrets}/${secretsOnly.length}; `
-      + `${missedSecretRules.length} rules missed`);
-    console.log(`indexed files holding a secret, by syntax: ${JSON.stringify(Object.fromEntries(bySyntax))}`);
-    if (report.errors.length > 0) console.log(`index errors: ${report.errors.length}`);
-    const rulePaths = new Map(rules.map((rule) => [rule.id, rule.path]));
-    for (const [id, entry] of [...missedByRule].sort((a, b) => a[0].localeCompare(b[0]))) {
-      const scope = rulePaths.get(id) ? ` [gitleaks scans it only in paths ${rulePaths.get(id)}]` : '';
-      console.log(`  missed ${id}: ${entry.count} secret(s), indexed as ${[...entry.syntaxes].join(',') || 'none (found in cells)'}; `
-        + `shape ${[...entry.shapes][0]}${scope}`);
-    }
-    if (options.verbose) {
-      for (const item of planted.filter((entry) => !missedByRule.has(entry.rule))) console.log(`  caught ${item.rule}: ${shape(item.secret)}`);
-    }
-    console.log(JSON.stringify({
-      rules: rules.length, withRegex: withRegex.length, translated: translated.length, generated: planted.length,
-      reached, missedRules: [...missedByRule.keys()],
-    }));
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-    fs.rmSync(path.dirname(dbPath), { recursive: true, force: true });
   }
+  console.log(`indexed files holding a secret, by syntax: ${JSON.stringify(Object.fromEntries(bySyntax))}`);
+  if (main.errors > 0) console.log(`index errors: ${main.errors}`);
+  const rulePaths = new Map(rules.map((rule) => [rule.id, rule.path]));
+  for (const id of [...missedRules].sort()) {
+    const items = [...main.reached].filter((item) => item.rule === id);
+    const total = planted.filter((item) => item.rule === id).length;
+    const syntaxes = new Set(items.flatMap((item) => item.files.filter((name) => main.indexed.has(name)).map((name) => path.extname(name).slice(1))));
+    const scope = rulePaths.get(id) ? ` [gitleaks scans it only in paths ${rulePaths.get(id)}]` : '';
+    const kind = identifierRule(id) ? ' (identifier)' : '';
+    console.log(`  missed ${id}${kind}: ${items.length}/${total} secret(s), indexed as ${[...syntaxes].join(',') || 'none (found in cells)'}; `
+      + `shape ${shape(items[0].secret)}${scope}`);
+  }
+  if (options.verbose) {
+    for (const item of planted.filter((entry) => !main.reached.has(entry))) console.log(`  caught ${item.rule}: ${shape(item.secret)}`);
+  }
+  console.log(JSON.stringify({
+    rules: rules.length, withRegex: withRegex.length, translated: translated.length, generated: planted.length,
+    reached: main.reached.size, caughtWithoutIdentifiers: caughtSecrets, withoutIdentifiers: secretsOnly.length, missedRules: [...missedRules].sort(),
+  }));
 }
 
 main().catch((error: unknown) => {
