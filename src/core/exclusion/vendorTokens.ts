@@ -30,8 +30,9 @@ export const vendorTokens = [
   { rule: 'slack-token', prefix: String.raw`\bxapp-\d-`, body: String.raw`[A-Z0-9]{6,20}-\d{6,20}-[a-z0-9]{20,100}` + end },
   { rule: 'discord-webhook', prefix: String.raw`discord(?:app)?\.com/api/webhooks/`, body: String.raw`\d{15,20}/[\w\-]{50,100}` },
   {
+    // The ids are GUIDs, but gitleaks and older connectors accept any lower-case letter; the path is specific enough.
     rule: 'teams-webhook', prefix: String.raw`\.webhook\.office\.com/webhookb2/`,
-    body: String.raw`[0-9a-f\-]{36}@[0-9a-f\-]{36}/IncomingWebhook/[0-9a-f]{32}/[0-9a-f\-]{36}`,
+    body: String.raw`[0-9a-z\-]{36}@[0-9a-z\-]{36}/IncomingWebhook/[0-9a-z]{32}/[0-9a-z\-]{36}`,
   },
   { rule: 'stripe-key', prefix: String.raw`\b[rs]k_prod_`, body: String.raw`[0-9A-Za-z]{24,247}\b` },
   { rule: 'openai-key', prefix: String.raw`\bsk-(?:proj|svcacct|admin)-`, body: String.raw`[A-Za-z0-9_\-]{40,300}` + end },
@@ -69,6 +70,32 @@ export const vendorTokens = [
   { rule: 'artifactory-key', prefix: String.raw`\bAKCp`, body: String.raw`[A-Za-z0-9]{69}\b` },
   { rule: 'flyio-token', prefix: String.raw`\b(?:fo1_|fm[12][ar]?_)`, body: String.raw`[A-Za-z0-9+/_\-]{43,400}={0,3}` },
   { rule: 'onepassword-token', prefix: String.raw`\bops_eyJ`, body: String.raw`[A-Za-z0-9+/]{250,2000}={0,3}` },
+  // Airtable personal access tokens: `pat`, a 14-character id, a dot, a 64-digit hex secret.
+  { rule: 'airtable-token', prefix: String.raw`\bpat`, body: String.raw`[A-Za-z0-9]{14}\.[a-f0-9]{64}\b` },
+  // Amazon Bedrock API keys: long-term keys are base64 after `ABSK`; short-term ones encode the service host.
+  { rule: 'aws-bedrock-key', prefix: String.raw`\bABSK`, body: String.raw`[A-Za-z0-9+/]{109,269}={0,2}(?![A-Za-z0-9+/=])` },
+  { rule: 'aws-bedrock-key', prefix: String.raw`\bbedrock-api-key-`, body: String.raw`YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%]{0,2000}` },
+  { rule: 'duffel-token', prefix: String.raw`\bduffel_(?:test|live)_`, body: String.raw`[A-Za-z0-9_\-=]{43}` + end },
+  // Flutterwave secret keys (`FLWSECK-…-X`, `FLWSECK_TEST-…-X`) and the 12-digit encryption key.
+  { rule: 'flutterwave-key', prefix: String.raw`\bFLWSECK(?:_TEST)?-`, body: String.raw`[a-hA-H0-9]{12}(?:[a-hA-H0-9]{20}-X)?` + end },
+  // A GitLab session cookie value carries the signed-in session.
+  { rule: 'gitlab-session-cookie', prefix: String.raw`\b_gitlab_session=`, body: String.raw`[0-9a-z]{32}\b` },
+  // Mapbox tokens: `pk.` (public), `sk.` (secret) or `tk.` (temporary), a base64url payload, a dot, a signature.
+  { rule: 'mapbox-token', prefix: String.raw`\b[pst]k\.`, body: String.raw`[A-Za-z0-9_\-]{60,400}\.[A-Za-z0-9_\-]{20,30}` + end },
+  { rule: 'settlemint-token', prefix: String.raw`\bsm_(?:aat|pat|sat)_`, body: String.raw`[A-Za-z0-9]{16}` + end },
+  // Legacy Vault service tokens: `s.` and 24 base62 characters, with a digit and a letter, unlike a property name.
+  {
+    rule: 'vault-token', prefix: String.raw`\bs\.`,
+    body: String.raw`(?=[A-Za-z]{0,23}[0-9])(?=[0-9]{0,23}[A-Za-z])[A-Za-z0-9]{24}\b`,
+  },
+  { rule: 'typeform-token', prefix: String.raw`\btfp_`, body: String.raw`[A-Za-z0-9_\-.=]{59}` + end },
+  // Harness personal and service-account tokens: kind, account id, token id, secret.
+  { rule: 'harness-token', prefix: String.raw`\b[ps]at\.`, body: String.raw`[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}` + end },
+  { rule: 'shippo-token', prefix: String.raw`\bshippo_(?:live|test)_`, body: String.raw`[a-fA-F0-9]{40}` + end },
+  // Lob keys: `live_`/`test_` and 35 hex digits, an odd length no hash has.
+  { rule: 'lob-key', prefix: String.raw`\b(?:live|test)_`, body: String.raw`[a-f0-9]{35}` + end },
+  // A JWT encoded once more as base64 (Kubernetes secrets, CI variables): `ZXlK` is base64 of `eyJ`.
+  { rule: 'jwt', prefix: String.raw`\bZXlK`, body: String.raw`[A-Za-z0-9+/_\-]{60,8192}={0,2}` },
 ] as const satisfies readonly VendorToken[];
 
 /**
