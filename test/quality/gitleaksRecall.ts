@@ -302,7 +302,8 @@ function databaseCells(database: { exec(sql: string): { columns: string[]; value
       for (const cell of row) {
         if (cell === null || cell === undefined) continue;
         if (cell instanceof Uint8Array) cells.push(Buffer.from(cell).toString('latin1').toLowerCase(), Buffer.from(cell).toString('utf8').toLowerCase());
-        else cells.push((typeof cell === 'string' ? cell : cell.toString()).toLowerCase());
+        else if (typeof cell === 'string') cells.push(cell.toLowerCase());
+        else if (typeof cell === 'number') cells.push(String(cell));
       }
     }
   }
