@@ -13,7 +13,11 @@ const entryPoints = {
   cli: 'src/cli/main.ts',
 };
 // The benchmark is a development tool: a production (packaging) build leaves it out.
-const optional = { extension: 'src/vscode/extension.ts', worker: 'src/core/worker/engineHost.ts', ...(production ? {} : { bench: 'test/bench/bench.ts' }) };
+const optional = {
+  extension: 'src/vscode/extension.ts',
+  worker: 'src/core/worker/engineHost.ts',
+  ...(production ? {} : { bench: 'test/bench/bench.ts' }),
+};
 for (const [name, file] of Object.entries(optional)) {
   if (fs.existsSync(path.join(root, file))) entryPoints[name] = file;
 }
@@ -38,7 +42,10 @@ const built = await esbuild.build({
 
 fs.writeFileSync(path.join(dist, 'metafile.json'), JSON.stringify(built.metafile));
 
-const copies = [['node_modules/sql.js/dist/sql-wasm.wasm', 'sql-wasm.wasm'], ['node_modules/web-tree-sitter/web-tree-sitter.wasm', 'web-tree-sitter.wasm']];
+const copies = [
+  ['node_modules/sql.js/dist/sql-wasm.wasm', 'sql-wasm.wasm'],
+  ['node_modules/web-tree-sitter/web-tree-sitter.wasm', 'web-tree-sitter.wasm'],
+];
 for (const [from, to] of copies) fs.copyFileSync(path.join(root, from), path.join(dist, to));
 
 // Grammars: the manifest in grammars/ names the wasm files we declare languages for.
@@ -50,8 +57,13 @@ if (production) fs.rmSync(grammarsOut, { recursive: true, force: true });
 fs.mkdirSync(grammarsOut, { recursive: true });
 if (fs.existsSync(manifestPath)) {
   const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
-  const files = new Set(Object.values(manifest.languages ?? manifest).map((entry) => entry.grammar).filter(Boolean));
-  for (const file of files) fs.copyFileSync(path.join(root, 'node_modules/@vscode/tree-sitter-wasm/wasm', file), path.join(grammarsOut, file));
+  const files = new Set(
+    Object.values(manifest.languages ?? manifest)
+      .map((entry) => entry.grammar)
+      .filter(Boolean),
+  );
+  for (const file of files)
+    fs.copyFileSync(path.join(root, 'node_modules/@vscode/tree-sitter-wasm/wasm', file), path.join(grammarsOut, file));
   for (const file of fs.readdirSync(path.join(root, 'grammars'))) {
     if (file.endsWith('.scm') || file === 'manifest.json') fs.copyFileSync(path.join(root, 'grammars', file), path.join(grammarsOut, file));
   }

@@ -27,7 +27,11 @@
   // Re-rendering replaces every control; keep the keyboard focus on the control that had it.
   function render() {
     const focused = /** @type {HTMLElement | null} */ (document.activeElement);
-    const selector = focused?.dataset.filter ? `[data-filter="${focused.dataset.filter}"]` : focused?.dataset.sort ? `[data-sort="${focused.dataset.sort}"]` : null;
+    const selector = focused?.dataset.filter
+      ? `[data-filter="${focused.dataset.filter}"]`
+      : focused?.dataset.sort
+        ? `[data-sort="${focused.dataset.sort}"]`
+        : null;
     draw();
     if (selector) /** @type {HTMLElement | null} */ (app.querySelector(selector))?.focus();
   }
@@ -43,7 +47,11 @@
       return;
     }
     for (const health of message.health) {
-      app.append(element('p', { class: 'health' }, [`${strings.health}: ${health.status} — ${health.files} files, ${health.snippets} snippets, ${health.symbols} symbols, ${health.staleSnippets} stale, ${health.excluded} excluded`]));
+      app.append(
+        element('p', { class: 'health' }, [
+          `${strings.health}: ${health.status} — ${health.files} files, ${health.snippets} snippets, ${health.symbols} symbols, ${health.staleSnippets} stale, ${health.excluded} excluded`,
+        ]),
+      );
     }
     const manifest = message.manifest;
     if (!manifest) {
@@ -54,13 +62,25 @@
     app.append(element('p', { class: 'query' }, [`${strings.query}: `, element('code', {}, [manifest.query])]));
     const revision = manifest.revision;
     if (revision) {
-      app.append(element('p', { class: 'revision' }, [`${strings.revision}: ${revision.branch ?? '—'} @ ${(revision.head ?? '—').slice(0, 12)}${revision.dirty ? ' (dirty)' : ''} · ${revision.indexedAt ?? ''}`]));
+      app.append(
+        element('p', { class: 'revision' }, [
+          `${strings.revision}: ${revision.branch ?? '—'} @ ${(revision.head ?? '—').slice(0, 12)}${revision.dirty ? ' (dirty)' : ''} · ${revision.indexedAt ?? ''}`,
+        ]),
+      );
     }
-    app.append(element('p', { class: 'summary', id: 'summary' }, [format(strings.summary, included, manifest.entries.length - included, manifest.usedTokens, manifest.budgetTokens)]));
+    app.append(
+      element('p', { class: 'summary', id: 'summary' }, [
+        format(strings.summary, included, manifest.entries.length - included, manifest.usedTokens, manifest.budgetTokens),
+      ]),
+    );
     if (manifest.note) app.append(element('p', { class: 'notice' }, [manifest.note]));
 
     const controls = element('div', { class: 'controls', role: 'toolbar' });
-    for (const [value, label] of [['all', strings.all], ['included', strings.included], ['excluded', strings.excluded]]) {
+    for (const [value, label] of [
+      ['all', strings.all],
+      ['included', strings.included],
+      ['excluded', strings.excluded],
+    ]) {
       const button = element('button', { type: 'button', 'data-filter': value, 'aria-pressed': String(filter === value) }, [label]);
       button.addEventListener('click', () => {
         filter = value;
@@ -68,7 +88,9 @@
       });
       controls.append(button);
     }
-    const search = /** @type {HTMLInputElement} */ (element('input', { type: 'search', placeholder: strings.filter, 'aria-label': strings.filter, value: text, id: 'filter-text' }));
+    const search = /** @type {HTMLInputElement} */ (
+      element('input', { type: 'search', placeholder: strings.filter, 'aria-label': strings.filter, value: text, id: 'filter-text' })
+    );
     search.addEventListener('input', () => {
       text = search.value;
       renderRows(tbody, manifest, strings, message.highlight);
@@ -76,11 +98,22 @@
     controls.append(search);
     app.append(controls);
 
-    const columns = [['included', strings.status], ['reason', strings.reason], ['score', strings.score], ['tokens', strings.tokens], ['path', strings.location], ['kind', strings.kind], ['symbol', strings.symbol]];
+    const columns = [
+      ['included', strings.status],
+      ['reason', strings.reason],
+      ['score', strings.score],
+      ['tokens', strings.tokens],
+      ['path', strings.location],
+      ['kind', strings.kind],
+      ['symbol', strings.symbol],
+    ];
     const headRow = element('tr');
     for (const [key, label] of columns) {
       const direction = sort.key === key ? (sort.descending ? 'descending' : 'ascending') : 'none';
-      const button = element('button', { type: 'button', class: 'sort', 'data-sort': key }, [label, sort.key === key ? (sort.descending ? ' ▼' : ' ▲') : '']);
+      const button = element('button', { type: 'button', class: 'sort', 'data-sort': key }, [
+        label,
+        sort.key === key ? (sort.descending ? ' ▼' : ' ▲') : '',
+      ]);
       button.addEventListener('click', () => {
         sort = { key, descending: sort.key === key ? !sort.descending : key === 'score' || key === 'tokens' };
         render();
@@ -98,7 +131,10 @@
     const needle = text.trim().toLowerCase();
     const rows = manifest.entries
       .filter((/** @type {any} */ entry) => filter === 'all' || (filter === 'included') === entry.included)
-      .filter((/** @type {any} */ entry) => !needle || `${entry.path} ${entry.reason} ${entry.symbol ?? ''} ${entry.kind}`.toLowerCase().includes(needle))
+      .filter(
+        (/** @type {any} */ entry) =>
+          !needle || `${entry.path} ${entry.reason} ${entry.symbol ?? ''} ${entry.kind}`.toLowerCase().includes(needle),
+      )
       .sort((/** @type {any} */ a, /** @type {any} */ b) => {
         const left = a[sort.key] ?? '';
         const right = b[sort.key] ?? '';
@@ -109,17 +145,30 @@
       const link = element('a', { href: '#', 'data-path': entry.path }, [`${entry.path}:${entry.startLine}-${entry.endLine}`]);
       link.addEventListener('click', (event) => {
         event.preventDefault();
-        vscode.postMessage({ type: 'open', path: entry.path, startLine: entry.startLine, endLine: entry.endLine, root: manifest.revision?.root ?? '' });
+        vscode.postMessage({
+          type: 'open',
+          path: entry.path,
+          startLine: entry.startLine,
+          endLine: entry.endLine,
+          root: manifest.revision?.root ?? '',
+        });
       });
-      const row = element('tr', { class: `${entry.included ? 'included' : 'excluded'}${highlight && entry.snippetId === highlight ? ' highlight' : ''}`, 'data-snippet': entry.snippetId }, [
-        element('td', {}, [entry.included ? strings.yes : strings.no]),
-        element('td', {}, [entry.reason + (entry.matchedBy ? ` (${entry.matchedBy})` : '')]),
-        element('td', { class: 'number' }, [String(entry.score)]),
-        element('td', { class: 'number' }, [String(entry.tokens)]),
-        element('td', {}, [link]),
-        element('td', {}, [entry.kind]),
-        element('td', {}, [entry.symbol ?? '']),
-      ]);
+      const row = element(
+        'tr',
+        {
+          class: `${entry.included ? 'included' : 'excluded'}${highlight && entry.snippetId === highlight ? ' highlight' : ''}`,
+          'data-snippet': entry.snippetId,
+        },
+        [
+          element('td', {}, [entry.included ? strings.yes : strings.no]),
+          element('td', {}, [entry.reason + (entry.matchedBy ? ` (${entry.matchedBy})` : '')]),
+          element('td', { class: 'number' }, [String(entry.score)]),
+          element('td', { class: 'number' }, [String(entry.tokens)]),
+          element('td', {}, [link]),
+          element('td', {}, [entry.kind]),
+          element('td', {}, [entry.symbol ?? '']),
+        ],
+      );
       tbody.append(row);
       if (highlight && entry.snippetId === highlight) row.scrollIntoView({ block: 'center' });
     }

@@ -27,7 +27,8 @@ for (let y = 0; y < size; y++) {
     let color = Math.hypot(dx, dy) <= corner ? background : null;
     const inCylinder = (x >= 30 && x <= 98 && y >= 30 && y <= 92) || inEllipse(x, y, 64, 30, 34, 12) || inEllipse(x, y, 64, 92, 34, 12);
     if (color && inCylinder) color = body;
-    if (color && (inEllipse(x, y, 64, 30, 30, 8) || Math.abs(((x - 64) / 34) ** 2 + ((y - 56) / 12) ** 2 - 1) < 0.08 && y > 56)) color = background;
+    if (color && (inEllipse(x, y, 64, 30, 30, 8) || (Math.abs(((x - 64) / 34) ** 2 + ((y - 56) / 12) ** 2 - 1) < 0.08 && y > 56)))
+      color = background;
     const check = Math.min(distanceToSegment(x, y, [70, 92], [82, 104]), distanceToSegment(x, y, [82, 104], [108, 74]));
     if (color && check <= 6) color = accent;
     const offset = (y * size + x) * 4;
@@ -60,6 +61,11 @@ const header = Buffer.alloc(13);
 header.writeUInt32BE(size, 0);
 header.writeUInt32BE(size, 4);
 header.set([8, 6, 0, 0, 0], 8);
-const png = Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+const png = Buffer.concat([
+  Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+  chunk('IHDR', header),
+  chunk('IDAT', deflateSync(rows)),
+  chunk('IEND', Buffer.alloc(0)),
+]);
 writeFileSync(new URL('../media/icon.png', import.meta.url), png);
 console.log(`media/icon.png: ${png.length} bytes`);

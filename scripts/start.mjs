@@ -23,7 +23,10 @@ import { runDirLayout, startCodeServer, tailFile } from '../test/vscode/launcher
 import { installVsix } from '../test/vscode/launcher/installVsix.mjs';
 import { workbenchUrl } from '../test/vscode/launcher/runSuite.mjs';
 
-const fail = (msg) => { console.error(`[start] ${msg}`); process.exit(1); };
+const fail = (msg) => {
+  console.error(`[start] ${msg}`);
+  process.exit(1);
+};
 
 const { values: o, positionals } = parseArgs({
   allowPositionals: true,
@@ -66,7 +69,9 @@ if (o.vsix) {
 let server;
 try {
   server = await startCodeServer({
-    toolchain, runDir, folder,
+    toolchain,
+    runDir,
+    folder,
     trusted: o.trusted,
     smokeTestDriver: !o.vsix, // needed for the extensionDevelopmentPath payload
     port: o.port ? Number(o.port) : undefined,
@@ -78,9 +83,12 @@ try {
 const url = o.vsix
   ? workbenchUrl(server.url, { folder })
   : workbenchUrl(server.url, {
-    folder,
-    payload: [['extensionDevelopmentPath', `vscode-remote://127.0.0.1:${server.port}${devPath}`], ['skipWelcome', 'true']],
-  });
+      folder,
+      payload: [
+        ['extensionDevelopmentPath', `vscode-remote://127.0.0.1:${server.port}${devPath}`],
+        ['skipWelcome', 'true'],
+      ],
+    });
 
 console.log(`
 [start] VS Code 1.139.1 (code-server) is serving ${folder}

@@ -31,8 +31,11 @@ A citation is PATH#L<start>-L<end>@<sha256> (the @<sha256> part is optional).
 
 /** The default database: one file per canonical root in the user's data folder. */
 export function defaultDbPath(canonicalRoot: string): string {
-  const base = process.env.PK_DATA_DIR
-    ?? (process.env.XDG_DATA_HOME ? path.join(process.env.XDG_DATA_HOME, 'project-knowledge') : path.join(os.homedir(), '.local', 'share', 'project-knowledge'));
+  const base =
+    process.env.PK_DATA_DIR ??
+    (process.env.XDG_DATA_HOME
+      ? path.join(process.env.XDG_DATA_HOME, 'project-knowledge')
+      : path.join(os.homedir(), '.local', 'share', 'project-knowledge'));
   return path.join(base, `${sha256Hex(canonicalRoot).slice(0, 24)}.sqlite`);
 }
 
@@ -51,7 +54,13 @@ async function openEngine(root: string, dbFlag: string | true | undefined, seman
   const dbPath = typeof dbFlag === 'string' ? path.resolve(dbFlag) : defaultDbPath(canonical);
   fs.mkdirSync(path.dirname(dbPath), { recursive: true });
   const grammarDirectory = path.join(__dirname, 'grammars');
-  return ProjectEngine.open({ root: canonical, dbPath, ports, parsers: createStructuralParsers({ grammarDirectory, queryDirectory: grammarDirectory }), options: { semantic } });
+  return ProjectEngine.open({
+    root: canonical,
+    dbPath,
+    ports,
+    parsers: createStructuralParsers({ grammarDirectory, queryDirectory: grammarDirectory }),
+    options: { semantic },
+  });
 }
 
 function progressReporter(): ((progress: { phase: string; done: number; total: number }) => void) | undefined {
@@ -119,7 +128,9 @@ async function run(argv: string[]): Promise<number> {
         const report = await engine.sync({ full: args.flags.has('--full'), onProgress: progressReporter() });
         if (json) printJson(report);
         else {
-          printLine(`Indexed ${report.root}: ${report.discovered} files found, ${report.reindexed} (re)indexed, ${report.unchanged} unchanged, ${report.removed} removed, ${report.excluded} excluded in ${report.durationMs} ms.`);
+          printLine(
+            `Indexed ${report.root}: ${report.discovered} files found, ${report.reindexed} (re)indexed, ${report.unchanged} unchanged, ${report.removed} removed, ${report.excluded} excluded in ${report.durationMs} ms.`,
+          );
           for (const note of report.boundNotes) printLine(`Bound: ${note}`);
           for (const error of report.errors) printLine(`Error: ${error}`);
         }
@@ -139,14 +150,20 @@ async function run(argv: string[]): Promise<number> {
           const retrieval = await engine.search(query, { limit: positiveInteger(args.flags, '--limit'), granularity: 'files' });
           const files = retrieval.files ?? [];
           if (json) print(JSON.stringify({ files, manifest: retrieval.manifest }));
-          else print(files.length > 0 ? formatRankedFiles(files) : retrieval.manifest.note ?? 'No results.');
+          else print(files.length > 0 ? formatRankedFiles(files) : (retrieval.manifest.note ?? 'No results.'));
         } else if (args.command === 'search') {
           const retrieval = await engine.search(query, { limit: positiveInteger(args.flags, '--limit') });
           if (json) {
             printJson({
               results: retrieval.results.map((result) => ({
-                path: result.path, startLine: result.startLine, endLine: result.endLine, score: result.score,
-                symbol: result.symbol, reason: result.reason, sha256: result.sha256, citation: result.citation,
+                path: result.path,
+                startLine: result.startLine,
+                endLine: result.endLine,
+                score: result.score,
+                symbol: result.symbol,
+                reason: result.reason,
+                sha256: result.sha256,
+                citation: result.citation,
               })),
               manifest: retrieval.manifest,
             });
@@ -154,11 +171,16 @@ async function run(argv: string[]): Promise<number> {
             printLine(retrieval.manifest.note ?? 'No results.');
           } else {
             for (const result of retrieval.results) {
-              printLine(`${result.score.toFixed(1).padStart(6)}  ${result.path}:${result.startLine}-${result.endLine}  ${result.reason}${result.symbol ? `  ${result.symbol}` : ''}`);
+              printLine(
+                `${result.score.toFixed(1).padStart(6)}  ${result.path}:${result.startLine}-${result.endLine}  ${result.reason}${result.symbol ? `  ${result.symbol}` : ''}`,
+              );
             }
           }
         } else {
-          const context = await engine.context(query, { budgetTokens: positiveInteger(args.flags, '--budget'), limit: positiveInteger(args.flags, '--limit') });
+          const context = await engine.context(query, {
+            budgetTokens: positiveInteger(args.flags, '--budget'),
+            limit: positiveInteger(args.flags, '--limit'),
+          });
           if (json) printJson({ preamble: context.preamble, blocks: context.blocks, manifest: context.retrieval.manifest });
           else print([context.preamble, ...context.blocks, context.summary].join('\n\n'));
         }
@@ -173,8 +195,20 @@ async function run(argv: string[]): Promise<number> {
       try {
         await ensureIndexed(engine);
         const symbols = await engine.symbols();
-        if (json) printJson(symbols.map((symbol) => ({ path: symbol.path, name: symbol.name, qualifiedName: symbol.qualifiedName, kind: symbol.kind, startLine: symbol.startLine, endLine: symbol.endLine })));
-        else for (const symbol of symbols) printLine(`${symbol.path}:${symbol.startLine}-${symbol.endLine}  ${symbol.kind}  ${symbol.qualifiedName}`);
+        if (json)
+          printJson(
+            symbols.map((symbol) => ({
+              path: symbol.path,
+              name: symbol.name,
+              qualifiedName: symbol.qualifiedName,
+              kind: symbol.kind,
+              startLine: symbol.startLine,
+              endLine: symbol.endLine,
+            })),
+          );
+        else
+          for (const symbol of symbols)
+            printLine(`${symbol.path}:${symbol.startLine}-${symbol.endLine}  ${symbol.kind}  ${symbol.qualifiedName}`);
       } finally {
         await engine.close();
       }

@@ -184,7 +184,7 @@ export async function serveMcp(engine: ProjectEngine, version = packageVersion()
     (report) =>
       log(
         `indexed ${report.root}: ${report.discovered} files, ${report.reindexed} (re)indexed, ` +
-        `${report.removed} removed in ${report.durationMs} ms`,
+          `${report.removed} removed in ${report.durationMs} ms`,
       ),
     (error) => log(`initial sync failed: ${oneLine(error)}`),
   );

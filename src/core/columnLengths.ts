@@ -22,7 +22,10 @@ export class ColumnLengths {
   private loaded = false;
   private touched = new Set<number>();
 
-  constructor(private readonly db: Database, readonly columns: number) {
+  constructor(
+    private readonly db: Database,
+    readonly columns: number,
+  ) {
     this.totals = new Array<number>(columns).fill(0);
   }
 
@@ -70,35 +73,40 @@ export class ColumnLengths {
     for (const docid of docids) this.clear(docid);
     for (let start = 0; start < docids.length; start += 500) {
       // Integers of our own making, so they can be spelled into the statement.
-      this.read(`SELECT count(pk_row(size, docid)) FROM search_index_docsize WHERE docid IN (${docids.slice(start, start + 500).join(',')})`);
+      this.read(
+        `SELECT count(pk_row(size, docid)) FROM search_index_docsize WHERE docid IN (${docids.slice(start, start + 500).join(',')})`,
+      );
     }
   }
 
   /** Runs a statement calling `pk_row(size, docid)` per docsize row, storing each row's varints. */
   private read(sql: string): void {
-    withRowFunction((bytes, _words, pointer, size, docid) => {
-      this.grow(docid);
-      const base = docid * this.columns;
-      let column = 0;
-      let value = 0;
-      let shift = 0;
-      for (let offset = pointer; offset < pointer + size && column < this.columns; offset++) {
-        const byte = bytes[offset];
-        value += (byte & 0x7f) * 2 ** shift;
-        if (byte & 0x80) {
-          shift += 7;
-          continue;
+    withRowFunction(
+      (bytes, _words, pointer, size, docid) => {
+        this.grow(docid);
+        const base = docid * this.columns;
+        let column = 0;
+        let value = 0;
+        let shift = 0;
+        for (let offset = pointer; offset < pointer + size && column < this.columns; offset++) {
+          const byte = bytes[offset];
+          value += (byte & 0x7f) * 2 ** shift;
+          if (byte & 0x80) {
+            shift += 7;
+            continue;
+          }
+          this.table[base + column] = value;
+          this.totals[column] += value;
+          column++;
+          value = 0;
+          shift = 0;
         }
-        this.table[base + column] = value;
-        this.totals[column] += value;
-        column++;
-        value = 0;
-        shift = 0;
-      }
-      if (!this.present[docid]) this.documents++;
-      this.present[docid] = 1;
-      return 1;
-    }, () => this.db.exec(sql));
+        if (!this.present[docid]) this.documents++;
+        this.present[docid] = 1;
+        return 1;
+      },
+      () => this.db.exec(sql),
+    );
   }
 
   private clear(docid: number): void {

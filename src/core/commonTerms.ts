@@ -27,7 +27,10 @@ export class CommonTermCounts {
   private written = 0;
   private documentsAtBuild = 0;
 
-  constructor(private readonly db: Database, private readonly floor = commonTermFloor) {}
+  constructor(
+    private readonly db: Database,
+    private readonly floor = commonTermFloor,
+  ) {}
 
   /** Stored counts per column for the `terms` that are common; none while the table is being rebuilt. */
   counts(terms: string[], columns: number): Map<string, number[]> {
@@ -37,7 +40,9 @@ export class CommonTermCounts {
     const wanted = [...new Set(terms)].filter((term) => members.has(term));
     if (wanted.length === 0) return found;
     for (const term of wanted) found.set(term, new Array<number>(columns).fill(0));
-    const rows = this.db.exec(`SELECT term, col, documents FROM search_common_terms WHERE term IN (${wanted.map(() => '?').join(',')})`, wanted)[0]?.values ?? [];
+    const rows =
+      this.db.exec(`SELECT term, col, documents FROM search_common_terms WHERE term IN (${wanted.map(() => '?').join(',')})`, wanted)[0]
+        ?.values ?? [];
     for (const [term, column, documents] of rows) {
       const perColumn = found.get(term as string);
       if (perColumn && (column as number) < columns) perColumn[column as number] = documents as number;
@@ -55,10 +60,16 @@ export class CommonTermCounts {
     const members = this.memberSet();
     if (members.size === 0) return;
     texts.forEach((text, column) => {
-      const tokens = (this.db.exec('SELECT DISTINCT token FROM temp.pk_tokenizer WHERE input = ?', [text])[0]?.values ?? []).map((row) => row[0] as string);
+      const tokens = (this.db.exec('SELECT DISTINCT token FROM temp.pk_tokenizer WHERE input = ?', [text])[0]?.values ?? []).map(
+        (row) => row[0] as string,
+      );
       for (const token of tokens) {
         // fts4aux has no row for a column without the word: the first chunk with it there adds one.
-        if (members.has(token)) this.db.run('INSERT INTO search_common_terms(term, col, documents) VALUES (?, ?, ?) ON CONFLICT(term, col) DO UPDATE SET documents = documents + excluded.documents', [token, column, delta]);
+        if (members.has(token))
+          this.db.run(
+            'INSERT INTO search_common_terms(term, col, documents) VALUES (?, ?, ?) ON CONFLICT(term, col) DO UPDATE SET documents = documents + excluded.documents',
+            [token, column, delta],
+          );
       }
     });
   }
@@ -78,9 +89,13 @@ export class CommonTermCounts {
     this.db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.pk_terms USING fts4aux(main, search_index)');
     this.db.exec('DROP TABLE IF EXISTS temp.pk_common');
     try {
-      this.db.run("CREATE TEMP TABLE pk_common AS SELECT term FROM temp.pk_terms WHERE col = '*' AND documents >= ?", [floor ?? this.floor]);
+      this.db.run("CREATE TEMP TABLE pk_common AS SELECT term FROM temp.pk_terms WHERE col = '*' AND documents >= ?", [
+        floor ?? this.floor,
+      ]);
       this.db.exec('DELETE FROM search_common_terms');
-      this.db.exec("INSERT INTO search_common_terms(term, col, documents) SELECT a.term, a.col, a.documents FROM temp.pk_common c JOIN temp.pk_terms a ON a.term = c.term WHERE a.col <> '*'");
+      this.db.exec(
+        "INSERT INTO search_common_terms(term, col, documents) SELECT a.term, a.col, a.documents FROM temp.pk_common c JOIN temp.pk_terms a ON a.term = c.term WHERE a.col <> '*'",
+      );
     } finally {
       this.db.exec('DROP TABLE IF EXISTS temp.pk_common');
     }
@@ -109,7 +124,9 @@ export class CommonTermCounts {
   }
 
   private memberSet(): Set<string> {
-    this.members ??= new Set((this.db.exec('SELECT DISTINCT term FROM search_common_terms')[0]?.values ?? []).map((row: SqlValue[]) => row[0] as string));
+    this.members ??= new Set(
+      (this.db.exec('SELECT DISTINCT term FROM search_common_terms')[0]?.values ?? []).map((row: SqlValue[]) => row[0] as string),
+    );
     return this.members;
   }
 
@@ -123,5 +140,5 @@ export class CommonTermCounts {
 /** Rows in the full-text index, from FTS4's own totals row (its first varint). */
 export function documentCount(db: Database): number {
   const blob = db.exec('SELECT value FROM search_index_stat WHERE id = 0')[0]?.values[0]?.[0];
-  return blob instanceof Uint8Array ? readVarints(blob)[0] ?? 0 : 0;
+  return blob instanceof Uint8Array ? (readVarints(blob)[0] ?? 0) : 0;
 }

@@ -7,7 +7,10 @@ export type ContainmentRefusal = 'outside-root' | 'symlink' | 'not-regular-file'
 /** A read refused because the path leaves the root, passes through a link, or is not a regular file. */
 export class ContainmentError extends Error {
   readonly code = 'ECONTAINMENT';
-  constructor(readonly refusal: ContainmentRefusal, message: string) {
+  constructor(
+    readonly refusal: ContainmentRefusal,
+    message: string,
+  ) {
     super(message);
     this.name = 'ContainmentError';
   }
@@ -28,8 +31,14 @@ export class FileTooLargeError extends Error {
 export function projectSegments(relativePath: string): string[] {
   const segments = relativePath.split('/');
   const windows = process.platform === 'win32';
-  const bad = segments.some((segment) => segment === '' || segment === '.' || segment === '..' || segment.includes('\0')
-    || (windows && (segment.includes('\\') || segment.includes(':'))));
+  const bad = segments.some(
+    (segment) =>
+      segment === '' ||
+      segment === '.' ||
+      segment === '..' ||
+      segment.includes('\0') ||
+      (windows && (segment.includes('\\') || segment.includes(':'))),
+  );
   if (bad || path.isAbsolute(relativePath)) throw new ContainmentError('outside-root', `${relativePath} is not a path inside the project`);
   return segments;
 }

@@ -227,8 +227,8 @@ const unreadableLockGraceMs = 10_000;
 function parseOwner(text: string): LockOwner | undefined {
   try {
     const value = JSON.parse(text) as Partial<LockOwner>;
-    const complete = typeof value.pid === 'number' && typeof value.host === 'string'
-      && typeof value.since === 'string' && typeof value.token === 'string';
+    const complete =
+      typeof value.pid === 'number' && typeof value.host === 'string' && typeof value.since === 'string' && typeof value.token === 'string';
     if (complete) return value as LockOwner;
   } catch {
     // An unreadable lock file is judged by its age instead.
@@ -250,7 +250,11 @@ function processAlive(pid: number): boolean {
 export class DatabaseLock {
   private released = false;
 
-  constructor(readonly lockPath: string, private readonly handle: number, private readonly owner: LockOwner) {}
+  constructor(
+    readonly lockPath: string,
+    private readonly handle: number,
+    private readonly owner: LockOwner,
+  ) {}
 
   /** Throws unless the lock file at `lockPath` is still the one this lock created. */
   verify(): void {
@@ -302,7 +306,10 @@ export function lockPathOf(dbPath: string): string {
 export async function acquireLock(dbPath: string, options: LockOptions): Promise<DatabaseLock | undefined> {
   const lockPath = lockPathOf(dbPath);
   const owner: LockOwner = {
-    pid: process.pid, host: os.hostname(), since: new Date().toISOString(), token: randomBytes(8).toString('hex'),
+    pid: process.pid,
+    host: os.hostname(),
+    since: new Date().toISOString(),
+    token: randomBytes(8).toString('hex'),
   };
   const started = Date.now();
   let delay = 20;

@@ -7,7 +7,10 @@ import type { EnginePorts, FileStat } from './ports';
 
 /** Raised when the root must not be indexed; its message is one line meant for the user. */
 export class RootRefusedError extends Error {
-  constructor(message: string, readonly reason: 'filesystem-root' | 'home-directory' | 'missing' | 'not-directory') {
+  constructor(
+    message: string,
+    readonly reason: 'filesystem-root' | 'home-directory' | 'missing' | 'not-directory',
+  ) {
     super(message);
     this.name = 'RootRefusedError';
   }
@@ -62,10 +65,16 @@ export async function canonicalRoot(root: string, ports: EnginePorts): Promise<s
 }
 
 function splitNul(buffer: Buffer): string[] {
-  return buffer.toString('utf8').split('\0').filter((entry) => entry.length > 0);
+  return buffer
+    .toString('utf8')
+    .split('\0')
+    .filter((entry) => entry.length > 0);
 }
 
-async function gitListing(root: string, ports: EnginePorts): Promise<{ gitRoot: string; tracked: string[]; untracked: string[] } | undefined> {
+async function gitListing(
+  root: string,
+  ports: EnginePorts,
+): Promise<{ gitRoot: string; tracked: string[]; untracked: string[] } | undefined> {
   let gitRoot: string;
   try {
     gitRoot = (await ports.git.run(['rev-parse', '--show-toplevel'], root)).toString('utf8').trim();
@@ -79,7 +88,12 @@ async function gitListing(root: string, ports: EnginePorts): Promise<{ gitRoot: 
   return { gitRoot, tracked: splitNul(tracked), untracked: splitNul(untracked) };
 }
 
-async function walk(root: string, ports: EnginePorts, isExcludedDirectory: (relative: string) => boolean, maxDirectories: number): Promise<{ files: string[]; directories: number; truncated: boolean }> {
+async function walk(
+  root: string,
+  ports: EnginePorts,
+  isExcludedDirectory: (relative: string) => boolean,
+  maxDirectories: number,
+): Promise<{ files: string[]; directories: number; truncated: boolean }> {
   const files: string[] = [];
   let directories = 0;
   let truncated = false;
@@ -124,7 +138,13 @@ const statBatchSize = 64;
  * Lists the files a project index may read, in sorted order, with the reason for every path it
  * leaves out. Content checks (binary, secrets) happen later, when the file is read.
  */
-export async function discover(rootInput: string, bounds: IndexBounds, excludeGlobs: string[], useGit: boolean, ports: EnginePorts): Promise<Discovery> {
+export async function discover(
+  rootInput: string,
+  bounds: IndexBounds,
+  excludeGlobs: string[],
+  useGit: boolean,
+  ports: EnginePorts,
+): Promise<Discovery> {
   const root = await canonicalRoot(rootInput, ports);
   const exclusions: Exclusion[] = [];
   const boundNotes: string[] = [];
@@ -162,14 +182,19 @@ export async function discover(rootInput: string, bounds: IndexBounds, excludeGl
     }
     directoriesVisited = directories.size + 1;
   } else {
-    const walked = await walk(root, ports, (relative) => {
-      const reason = classifyDirectory(relative);
-      if (reason || pkignore.ignores(relative, true) || userRules.ignores(relative, true)) {
-        exclusions.push({ path: `${relative}/`, reason: reason ?? (pkignore.ignores(relative, true) ? 'pkignore' : 'user-exclude') });
-        return true;
-      }
-      return false;
-    }, bounds.maxDirectories);
+    const walked = await walk(
+      root,
+      ports,
+      (relative) => {
+        const reason = classifyDirectory(relative);
+        if (reason || pkignore.ignores(relative, true) || userRules.ignores(relative, true)) {
+          exclusions.push({ path: `${relative}/`, reason: reason ?? (pkignore.ignores(relative, true) ? 'pkignore' : 'user-exclude') });
+          return true;
+        }
+        return false;
+      },
+      bounds.maxDirectories,
+    );
     paths = walked.files.sort();
     directoriesVisited = walked.directories;
     if (walked.truncated) {
@@ -178,7 +203,9 @@ export async function discover(rootInput: string, bounds: IndexBounds, excludeGl
     }
   }
   if (listing && directoriesVisited > bounds.maxDirectories) {
-    boundNotes.push(`The project has ${directoriesVisited} directories, over the bound of ${bounds.maxDirectories}; files in later directories were left out.`);
+    boundNotes.push(
+      `The project has ${directoriesVisited} directories, over the bound of ${bounds.maxDirectories}; files in later directories were left out.`,
+    );
   }
 
   const allowedDirectories = new Set<string>();
@@ -216,13 +243,15 @@ export async function discover(rootInput: string, bounds: IndexBounds, excludeGl
   const realDirectoryCache = new Map<string, boolean>();
   for (let start = 0; start < accepted.length; start += statBatchSize) {
     const batch = accepted.slice(start, start + statBatchSize);
-    const stats = await Promise.all(batch.map(async (relative) => {
-      try {
-        return await ports.fs.lstat(path.join(root, relative));
-      } catch {
-        return undefined;
-      }
-    }));
+    const stats = await Promise.all(
+      batch.map(async (relative) => {
+        try {
+          return await ports.fs.lstat(path.join(root, relative));
+        } catch {
+          return undefined;
+        }
+      }),
+    );
     for (let index = 0; index < batch.length; index++) {
       const relative = batch[index];
       const stat = stats[index];

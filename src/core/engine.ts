@@ -19,7 +19,12 @@ import type { TreeFile, TreeItem } from './worker/protocol';
 import { NavigationInputError } from './navigation/inputError';
 import { findReferences, type ReferencesInput, type ReferencesResult } from './navigation/references';
 import {
-  findSymbol, outline, type FindSymbolInput, type FindSymbolResult, type OutlineInput, type OutlineResult,
+  findSymbol,
+  outline,
+  type FindSymbolInput,
+  type FindSymbolResult,
+  type OutlineInput,
+  type OutlineResult,
 } from './navigation/symbols';
 import { resyncOne } from './sync';
 
@@ -91,8 +96,11 @@ export class ProjectEngine {
   private lastErrors: string[] = [];
 
   private constructor(
-    private readonly project: SyncContext, readonly dbPath: string | undefined, readonly openNote: string | undefined,
-    readonly loadedFromDisk: boolean, private readonly lockTimeoutMs: number | undefined,
+    private readonly project: SyncContext,
+    readonly dbPath: string | undefined,
+    readonly openNote: string | undefined,
+    readonly loadedFromDisk: boolean,
+    private readonly lockTimeoutMs: number | undefined,
   ) {}
 
   static async open(input: OpenEngineOptions): Promise<ProjectEngine> {
@@ -101,8 +109,13 @@ export class ProjectEngine {
     const opened = await IndexStore.open(input.dbPath, root, input.ports, { lockTimeoutMs: input.lockTimeoutMs });
     const { store, discardedReason, loaded } = opened;
     const context: SyncContext = {
-      root, projectId: sha256Hex(root).slice(0, 16), options, ports: input.ports, store,
-      parsers: new ParserChain(input.parsers ?? []), embedder: input.embedder,
+      root,
+      projectId: sha256Hex(root).slice(0, 16),
+      options,
+      ports: input.ports,
+      store,
+      parsers: new ParserChain(input.parsers ?? []),
+      embedder: input.embedder,
     };
     return new ProjectEngine(context, input.dbPath, discardedReason, loaded, input.lockTimeoutMs);
   }
@@ -113,7 +126,8 @@ export class ProjectEngine {
    * so both writers' work survives (see ARCHITECTURE.md, "The database file").
    */
   private async syncOverOtherWriters(
-    full: boolean, options: { onProgress?: (progress: SyncProgress) => void; signal?: AbortSignal; persist?: boolean },
+    full: boolean,
+    options: { onProgress?: (progress: SyncProgress) => void; signal?: AbortSignal; persist?: boolean },
   ): Promise<SyncReport> {
     const persist = options.persist !== false;
     for (let reloads = 0; ; reloads++) {
@@ -142,7 +156,9 @@ export class ProjectEngine {
   }
 
   /** A sync; `persist: false` leaves the database unwritten until the next sync or close (see `syncProject`). */
-  sync(options: { full?: boolean; onProgress?: (progress: SyncProgress) => void; signal?: AbortSignal; persist?: boolean } = {}): Promise<SyncReport> {
+  sync(
+    options: { full?: boolean; onProgress?: (progress: SyncProgress) => void; signal?: AbortSignal; persist?: boolean } = {},
+  ): Promise<SyncReport> {
     return this.serialize(async () => {
       try {
         const report = await this.syncOverOtherWriters(options.full === true, options);
@@ -198,7 +214,13 @@ export class ProjectEngine {
       const lines = splitLines(read.text.replace(/^\uFEFF/, ''));
       if (parsed.startLine > lines.length) throw new UserInputError(`${shown} has only ${lines.length} lines.`);
       const endLine = Math.min(parsed.endLine, lines.length);
-      return { path: parsed.path, startLine: parsed.startLine, endLine, sha256, text: lines.slice(parsed.startLine - 1, endLine).join('\n') };
+      return {
+        path: parsed.path,
+        startLine: parsed.startLine,
+        endLine,
+        sha256,
+        text: lines.slice(parsed.startLine - 1, endLine).join('\n'),
+      };
     });
   }
 
@@ -214,7 +236,8 @@ export class ProjectEngine {
     // A walk without git records a whole excluded folder once, as `dir/`; a linked folder is recorded as `dir` (a symlink).
     const ancestors = segments.slice(0, -1).map((_, index) => segments.slice(0, index + 1).join('/'));
     const recorded = [relativePath, ...ancestors.flatMap((ancestor) => [ancestor, `${ancestor}/`])]
-      .map((entry) => store.exclusion(entry)).find((entry) => entry !== undefined);
+      .map((entry) => store.exclusion(entry))
+      .find((entry) => entry !== undefined);
     if (recorded) throw new UserInputError(`The file ${shown} is excluded from the index (${recorded.reason}).`);
     const rule = classifyPath(relativePath);
     if (rule) throw new UserInputError(`The file ${shown} is never indexed (${rule}).`);
@@ -225,9 +248,11 @@ export class ProjectEngine {
 
   /** Indexed files for the tree view, sorted by path. */
   files(): Promise<TreeFile[]> {
-    return this.serialize(async () => [...this.project.store.files().values()]
-      .map((file) => ({ path: file.path, language: file.language, modified: file.modified, parser: file.parser, sha256: file.sha256 }))
-      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+    return this.serialize(async () =>
+      [...this.project.store.files().values()]
+        .map((file) => ({ path: file.path, language: file.language, modified: file.modified, parser: file.parser, sha256: file.sha256 }))
+        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    );
   }
 
   /** Declarations of one file (first part of each), or its windows when it has none. */
@@ -238,12 +263,24 @@ export class ProjectEngine {
       for (const row of rows) {
         if (!row.symbolId || declarations.has(row.symbolId)) continue;
         declarations.set(row.symbolId, {
-          id: row.symbolId, label: row.qualifiedName ?? row.name ?? '', kind: row.kind ?? 'symbol',
-          startLine: row.symbolStart ?? row.startLine, endLine: row.symbolEnd ?? row.endLine, sha256: row.fileHash,
+          id: row.symbolId,
+          label: row.qualifiedName ?? row.name ?? '',
+          kind: row.kind ?? 'symbol',
+          startLine: row.symbolStart ?? row.startLine,
+          endLine: row.symbolEnd ?? row.endLine,
+          sha256: row.fileHash,
         });
       }
-      if (declarations.size > 0) return [...declarations.values()].sort((a, b) => a.startLine - b.startLine || (a.label < b.label ? -1 : 1));
-      return rows.map((row) => ({ id: row.id, label: `Lines ${row.startLine}-${row.endLine}`, kind: 'window', startLine: row.startLine, endLine: row.endLine, sha256: row.fileHash }));
+      if (declarations.size > 0)
+        return [...declarations.values()].sort((a, b) => a.startLine - b.startLine || (a.label < b.label ? -1 : 1));
+      return rows.map((row) => ({
+        id: row.id,
+        label: `Lines ${row.startLine}-${row.endLine}`,
+        kind: 'window',
+        startLine: row.startLine,
+        endLine: row.endLine,
+        sha256: row.fileHash,
+      }));
     });
   }
 

@@ -19,8 +19,14 @@ export async function readGitState(root: string, gitRoot: string | undefined, po
   if (!gitRoot) return noGit;
   try {
     const [head, branch, status] = await Promise.all([
-      ports.git.run(['rev-parse', '--verify', '--quiet', 'HEAD'], root).then((out) => out.toString('utf8').trim() || null, () => null),
-      ports.git.run(['symbolic-ref', '--quiet', '--short', 'HEAD'], root).then((out) => out.toString('utf8').trim() || null, () => null),
+      ports.git.run(['rev-parse', '--verify', '--quiet', 'HEAD'], root).then(
+        (out) => out.toString('utf8').trim() || null,
+        () => null,
+      ),
+      ports.git.run(['symbolic-ref', '--quiet', '--short', 'HEAD'], root).then(
+        (out) => out.toString('utf8').trim() || null,
+        () => null,
+      ),
       ports.git.run(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.'], root),
     ]);
     const changedPaths: string[] = [];

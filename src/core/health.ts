@@ -27,7 +27,13 @@ export interface Health {
 }
 
 /** Counts and warnings of SPEC §12 for one project. */
-export function healthOf(store: IndexStore, root: string, dbPath: string | undefined, lastErrors: string[], workingTreeNewerThanIndex: boolean): Health {
+export function healthOf(
+  store: IndexStore,
+  root: string,
+  dbPath: string | undefined,
+  lastErrors: string[],
+  workingTreeNewerThanIndex: boolean,
+): Health {
   const counts = store.counts();
   const state = store.state();
   const warnings: string[] = [];
@@ -76,7 +82,8 @@ export function formatHealth(health: Health): string {
   ];
   for (const [reason, count] of Object.entries(health.exclusionsByReason)) lines.push(`  ${reason}: ${count}`);
   lines.push('Parser coverage:');
-  for (const row of health.parserCoverage) lines.push(`  ${row.language}: ${row.parser} ${row.files}${row.reason ? ` (${row.reason})` : ''}`);
+  for (const row of health.parserCoverage)
+    lines.push(`  ${row.language}: ${row.parser} ${row.files}${row.reason ? ` (${row.reason})` : ''}`);
   for (const warning of health.warnings) lines.push(`Warning: ${warning}`);
   for (const error of health.lastErrors) lines.push(`Error: ${error}`);
   return lines.map(displayText).join('\n');

@@ -31,4 +31,3 @@ export function displayText(text: string): string {
 export function quoteJson(value: string): string {
   return displayText(JSON.stringify(value));
 }
-

@@ -46,7 +46,8 @@ export function loadSqlite(): Promise<SqlJsStatic> {
     const module = initSqlJs({
       locateFile: (file: string) => path.join(directory, file),
       instantiateWasm(imports: object, done: (instance: object) => void) {
-        fs.promises.readFile(path.join(directory, 'sql-wasm.wasm'))
+        fs.promises
+          .readFile(path.join(directory, 'sql-wasm.wasm'))
           .then((bytes) => wasm.instantiate(bytes, imports))
           .then(({ instance }) => {
             memory = findMemory(instance.exports) ?? findMemory(imports);
@@ -81,7 +82,17 @@ interface SqlJsInternals {
   addFunction(callback: (context: number, count: number, values: number) => void, signature: string): number;
   stringToNewUTF8(text: string): number;
   _free(pointer: number): void;
-  _sqlite3_create_function_v2(db: number, name: number, argumentCount: number, flags: number, app: number, scalar: number, step: number, final: number, destroy: number): number;
+  _sqlite3_create_function_v2(
+    db: number,
+    name: number,
+    argumentCount: number,
+    flags: number,
+    app: number,
+    scalar: number,
+    step: number,
+    final: number,
+    destroy: number,
+  ): number;
   _sqlite3_value_blob(value: number): number;
   _sqlite3_value_bytes(value: number): number;
   _sqlite3_value_double(value: number): number;
@@ -114,7 +125,8 @@ function heapViews(): { bytes: Uint8Array; words: Uint32Array } {
 export function declareRowFunction(SQL: SqlJsStatic, db: Database): void {
   const internals = SQL as unknown as SqlJsInternals;
   const handle = (db as unknown as { db?: unknown }).db;
-  if (!memory || typeof handle !== 'number' || typeof internals.addFunction !== 'function') throw new Error('this sql.js build does not expose what pk_row needs');
+  if (!memory || typeof handle !== 'number' || typeof internals.addFunction !== 'function')
+    throw new Error('this sql.js build does not expose what pk_row needs');
   callbackPointer ??= internals.addFunction((context, _count, values) => {
     let result = 0;
     try {

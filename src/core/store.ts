@@ -2,8 +2,15 @@ import type { Database, SqlJsStatic, SqlValue, Statement } from 'sql.js';
 import { ColumnLengths } from './columnLengths';
 import { CommonTermCounts, commonTermsSchema, documentCount } from './commonTerms';
 import {
-  acquireLock, currentIdentity, notOurDatabase, pauseForTests, readDatabaseFile, sweepTemporaryFiles, withLock,
-  writeDatabaseFile, type FileIdentity,
+  acquireLock,
+  currentIdentity,
+  notOurDatabase,
+  pauseForTests,
+  readDatabaseFile,
+  sweepTemporaryFiles,
+  withLock,
+  writeDatabaseFile,
+  type FileIdentity,
 } from './databaseFile';
 import type { ExclusionReason } from './exclusion/reasons';
 import type { EnginePorts } from './ports';
@@ -147,25 +154,48 @@ export interface OpenResult {
   loaded: boolean;
 }
 
-const snippetColumns = 'rowid, id, path, file_hash, start_line, end_line, tokens, stale, chunk_kind, parser, parser_version, symbol_id, name, kind, qualified_name, signature, parent, symbol_start, symbol_end, imports, refs';
+const snippetColumns =
+  'rowid, id, path, file_hash, start_line, end_line, tokens, stale, chunk_kind, parser, parser_version, symbol_id, name, kind, qualified_name, signature, parent, symbol_start, symbol_end, imports, refs';
 
 function toSnippet(row: SqlValue[]): SnippetRow {
   return {
-    rowid: row[0] as number, id: row[1] as string, path: row[2] as string, fileHash: row[3] as string,
-    startLine: row[4] as number, endLine: row[5] as number, tokens: row[6] as number, stale: row[7] === 1,
-    chunkKind: row[8] as string, parser: row[9] as string, parserVersion: row[10] as string,
-    symbolId: row[11] as string | null, name: row[12] as string | null, kind: row[13] as string | null,
-    qualifiedName: row[14] as string | null, signature: row[15] as string | null, parent: row[16] as string | null,
-    symbolStart: row[17] as number | null, symbolEnd: row[18] as number | null,
-    imports: row[19] as string | null, refs: row[20] as string | null,
+    rowid: row[0] as number,
+    id: row[1] as string,
+    path: row[2] as string,
+    fileHash: row[3] as string,
+    startLine: row[4] as number,
+    endLine: row[5] as number,
+    tokens: row[6] as number,
+    stale: row[7] === 1,
+    chunkKind: row[8] as string,
+    parser: row[9] as string,
+    parserVersion: row[10] as string,
+    symbolId: row[11] as string | null,
+    name: row[12] as string | null,
+    kind: row[13] as string | null,
+    qualifiedName: row[14] as string | null,
+    signature: row[15] as string | null,
+    parent: row[16] as string | null,
+    symbolStart: row[17] as number | null,
+    symbolEnd: row[18] as number | null,
+    imports: row[19] as string | null,
+    refs: row[20] as string | null,
   };
 }
 
 function toFile(row: SqlValue[]): FileRow {
   return {
-    path: row[0] as string, sha256: row[1] as string, bytes: row[2] as number, mtimeMs: row[3] as number,
-    language: row[4] as string, gitHead: row[5] as string | null, tracked: row[6] === 1, modified: row[7] === 1,
-    parser: row[8] as string, parserReason: row[9] as string | null, indexedAt: row[10] as number,
+    path: row[0] as string,
+    sha256: row[1] as string,
+    bytes: row[2] as number,
+    mtimeMs: row[3] as number,
+    language: row[4] as string,
+    gitHead: row[5] as string | null,
+    tracked: row[6] === 1,
+    modified: row[7] === 1,
+    parser: row[8] as string,
+    parserReason: row[9] as string | null,
+    indexedAt: row[10] as number,
   };
 }
 
@@ -192,7 +222,12 @@ export class IndexStore {
   private superseded = false;
   private lockTimeoutMs = defaultLockTimeoutMs;
 
-  private constructor(private readonly SQL: SqlJsStatic, private db: Database, readonly dbPath: string | undefined, private readonly ports: EnginePorts) {
+  private constructor(
+    private readonly SQL: SqlJsStatic,
+    private db: Database,
+    readonly dbPath: string | undefined,
+    private readonly ports: EnginePorts,
+  ) {
     this.columnLengths = new ColumnLengths(db, fullTextWeights.length);
     this.commonTerms = new CommonTermCounts(db);
   }
@@ -251,7 +286,7 @@ export class IndexStore {
     store.configure();
     const meta = [productKey, productName, 'schema_version', String(schemaVersion), 'root', root];
     store.run('INSERT INTO meta(key, value) VALUES (?, ?), (?, ?), (?, ?)', meta);
-    store.run("INSERT INTO project_states(id, root) VALUES (1, ?)", [root]);
+    store.run('INSERT INTO project_states(id, root) VALUES (1, ?)', [root]);
     store.dirtySincePersist = true;
     return { store, discardedReason, loaded: false };
   }
@@ -262,14 +297,17 @@ export class IndexStore {
     // memory too (sql.js would otherwise copy every journal page through its emulated file
     // system), until the database is large: see `fitJournal`. The connection is the file's only
     // user, so it holds the lock and keeps its page cache between transactions.
-    this.db.exec('PRAGMA secure_delete = ON; PRAGMA foreign_keys = OFF; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144; PRAGMA locking_mode = EXCLUSIVE;');
+    this.db.exec(
+      'PRAGMA secure_delete = ON; PRAGMA foreign_keys = OFF; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144; PRAGMA locking_mode = EXCLUSIVE;',
+    );
     this.journal = 'memory';
     // The same tokenizer as the index, to count tokens exactly (see dropSearchRows).
     this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.pk_tokenizer USING fts3tokenize('unicode61', 'tokenchars=_')`);
     // Added after schema 2 without a rebuild: an index without it builds it at its next sync.
     this.db.exec(commonTermsSchema);
     // bm25 inside SQLite, so ranking a full-text query does not copy every matching row out.
-    const counts = (info: unknown) => (info instanceof Uint8Array ? new Uint32Array(info.buffer, info.byteOffset, info.byteLength >>> 2) : undefined);
+    const counts = (info: unknown) =>
+      info instanceof Uint8Array ? new Uint32Array(info.buffer, info.byteOffset, info.byteLength >>> 2) : undefined;
     this.db.create_function('pk_bm25', (info: unknown) => {
       const values = counts(info);
       return values ? bm25(values, fullTextWeights) : 0;
@@ -519,8 +557,17 @@ export class IndexStore {
 
   private writeFileRow(file: FileRow): void {
     this.run(`INSERT OR REPLACE INTO project_files(${fileColumns}) VALUES (?,?,?,?,?,?,?,?,?,?,?)`, [
-      file.path, file.sha256, file.bytes, file.mtimeMs, file.language, file.gitHead,
-      file.tracked ? 1 : 0, file.modified ? 1 : 0, file.parser, file.parserReason, file.indexedAt,
+      file.path,
+      file.sha256,
+      file.bytes,
+      file.mtimeMs,
+      file.language,
+      file.gitHead,
+      file.tracked ? 1 : 0,
+      file.modified ? 1 : 0,
+      file.parser,
+      file.parserReason,
+      file.indexedAt,
     ]);
   }
 
@@ -532,9 +579,14 @@ export class IndexStore {
    */
   private dropSearchRows(path: string, rowids: number[]): void {
     if (rowids.length === 0) return;
-    const vocabulary = ((this.one('SELECT words FROM search_vocabulary WHERE path = ?', [path])?.[0] as string | undefined) ?? '').split(' ');
+    const vocabulary = ((this.one('SELECT words FROM search_vocabulary WHERE path = ?', [path])?.[0] as string | undefined) ?? '').split(
+      ' ',
+    );
     for (const rowid of rowids) {
-      const stored = this.one('SELECT c.body, c.idents, d.size FROM search_codes c JOIN search_index_docsize d ON d.docid = c.docid WHERE c.docid = ?', [rowid]);
+      const stored = this.one(
+        'SELECT c.body, c.idents, d.size FROM search_codes c JOIN search_index_docsize d ON d.docid = c.docid WHERE c.docid = ?',
+        [rowid],
+      );
       if (stored) {
         const words = decodeWords(stored[0] as Uint8Array, vocabulary);
         const identifiers = decodeWords(stored[1] as Uint8Array, vocabulary);
@@ -542,7 +594,12 @@ export class IndexStore {
         const storedTokens = this.one('SELECT COUNT(*) FROM temp.pk_tokenizer WHERE input = ?', [words])?.[0] as number;
         const body = indexedTokens > storedTokens ? `${words}${' pkpad'.repeat(indexedTokens - storedTokens)}` : words;
         // The words exist as a row only for this delete: FTS4 reads them to know what to remove.
-        this.run('INSERT OR REPLACE INTO search_terms(docid, body, path, idents) VALUES (?,?,?,?)', [rowid, body, pathTerms(path), identifiers]);
+        this.run('INSERT OR REPLACE INTO search_terms(docid, body, path, idents) VALUES (?,?,?,?)', [
+          rowid,
+          body,
+          pathTerms(path),
+          identifiers,
+        ]);
         this.run('DELETE FROM search_index WHERE docid = ?', [rowid]);
         this.columnLengths.touch(rowid);
         this.commonTerms.adjust([words, pathTerms(path), identifiers], -1);
@@ -558,7 +615,9 @@ export class IndexStore {
    */
   replaceFile(file: FileRow, snippets: NewSnippet[], symbols: SymbolRow[]): void {
     this.transaction(() => {
-      const current = this.all('SELECT rowid FROM project_snippets WHERE path = ? AND stale = 0', [file.path]).map((row) => row[0] as number);
+      const current = this.all('SELECT rowid FROM project_snippets WHERE path = ? AND stale = 0', [file.path]).map(
+        (row) => row[0] as number,
+      );
       this.dropSearchRows(file.path, current);
       this.run('DELETE FROM project_snippets WHERE path = ? AND stale = 1', [file.path]);
       // Re-indexing the same bytes (a forced rebuild) yields the same ids: those rows are replaced, not kept stale.
@@ -576,20 +635,59 @@ export class IndexStore {
         this.run(
           `INSERT INTO project_snippets(id, path, file_hash, start_line, end_line, tokens, stale, chunk_kind, parser, parser_version, symbol_id, name, kind, qualified_name, signature, parent, symbol_start, symbol_end, imports, refs)
            VALUES (?,?,?,?,?,?,0,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-          [snippet.id, snippet.path, snippet.fileHash, snippet.startLine, snippet.endLine, snippet.tokens, snippet.chunkKind,
-            snippet.parser, snippet.parserVersion, snippet.symbolId, snippet.name, snippet.kind, snippet.qualifiedName,
-            snippet.signature, snippet.parent, snippet.symbolStart, snippet.symbolEnd, snippet.imports, snippet.refs],
+          [
+            snippet.id,
+            snippet.path,
+            snippet.fileHash,
+            snippet.startLine,
+            snippet.endLine,
+            snippet.tokens,
+            snippet.chunkKind,
+            snippet.parser,
+            snippet.parserVersion,
+            snippet.symbolId,
+            snippet.name,
+            snippet.kind,
+            snippet.qualifiedName,
+            snippet.signature,
+            snippet.parent,
+            snippet.symbolStart,
+            snippet.symbolEnd,
+            snippet.imports,
+            snippet.refs,
+          ],
         );
         const rowid = this.db.exec('SELECT last_insert_rowid()')[0].values[0][0] as number;
-        this.run('INSERT INTO search_codes(docid, path, body, idents) VALUES (?,?,?,?)', [rowid, file.path, encodeWords(snippet.terms.words, positions), encodeWords(snippet.terms.identifierParts, positions)]);
-        this.run('INSERT INTO search_index(docid, body, path, idents) VALUES (?,?,?,?)', [rowid, snippet.indexText, pathText, snippet.terms.identifierParts]);
+        this.run('INSERT INTO search_codes(docid, path, body, idents) VALUES (?,?,?,?)', [
+          rowid,
+          file.path,
+          encodeWords(snippet.terms.words, positions),
+          encodeWords(snippet.terms.identifierParts, positions),
+        ]);
+        this.run('INSERT INTO search_index(docid, body, path, idents) VALUES (?,?,?,?)', [
+          rowid,
+          snippet.indexText,
+          pathText,
+          snippet.terms.identifierParts,
+        ]);
         this.columnLengths.touch(rowid);
         this.commonTerms.adjust([snippet.indexText, pathText, snippet.terms.identifierParts], 1);
       }
       for (const symbol of symbols) {
         this.run(
           'INSERT OR REPLACE INTO project_symbols(symbol_id, path, name, qualified_name, kind, start_line, end_line, signature, parent, file_hash) VALUES (?,?,?,?,?,?,?,?,?,?)',
-          [symbol.symbolId, symbol.path, symbol.name, symbol.qualifiedName, symbol.kind, symbol.startLine, symbol.endLine, symbol.signature, symbol.parent, symbol.fileHash],
+          [
+            symbol.symbolId,
+            symbol.path,
+            symbol.name,
+            symbol.qualifiedName,
+            symbol.kind,
+            symbol.startLine,
+            symbol.endLine,
+            symbol.signature,
+            symbol.parent,
+            symbol.fileHash,
+          ],
         );
       }
       this.run('DELETE FROM project_exclusions WHERE path = ?', [file.path]);
@@ -617,26 +715,41 @@ export class IndexStore {
   private deleteEmbeddings(path: string, keepHash?: string): void {
     const where = "source_key >= ? AND source_key < ? AND instr(substr(source_key, ?), '#') = 0";
     if (keepHash === undefined) this.run(`DELETE FROM derived_embeddings WHERE ${where}`, [`${path}#`, `${path}$`, [...path].length + 2]);
-    else this.run(`DELETE FROM derived_embeddings WHERE ${where} AND source_hash <> ?`, [`${path}#`, `${path}$`, [...path].length + 2, keepHash]);
+    else
+      this.run(`DELETE FROM derived_embeddings WHERE ${where} AND source_hash <> ?`, [
+        `${path}#`,
+        `${path}$`,
+        [...path].length + 2,
+        keepHash,
+      ]);
   }
 
   replaceExclusions(exclusions: Array<{ path: string; reason: ExclusionReason; detail?: string }>): void {
     // Unchanged exclusions are not rewritten, so a sync that changed nothing leaves the store clean.
-    const stored = this.all('SELECT path, reason, detail FROM project_exclusions ORDER BY path').map((row) => `${row[0] as string}\0${row[1] as string}\0${(row[2] as string | null) ?? ''}`);
+    const stored = this.all('SELECT path, reason, detail FROM project_exclusions ORDER BY path').map(
+      (row) => `${row[0] as string}\0${row[1] as string}\0${(row[2] as string | null) ?? ''}`,
+    );
     const unique = new Map(exclusions.map((exclusion) => [exclusion.path, exclusion]));
-    const next = [...unique.values()].map((exclusion) => `${exclusion.path}\0${exclusion.reason}\0${exclusion.detail ?? ''}`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const next = [...unique.values()]
+      .map((exclusion) => `${exclusion.path}\0${exclusion.reason}\0${exclusion.detail ?? ''}`)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     if (stored.length === next.length && stored.every((entry, index) => entry === next[index])) return;
     this.transaction(() => {
       this.run('DELETE FROM project_exclusions');
       for (const exclusion of exclusions) {
-        this.run('INSERT OR REPLACE INTO project_exclusions(path, reason, detail) VALUES (?,?,?)', [exclusion.path, exclusion.reason, exclusion.detail ?? null]);
+        this.run('INSERT OR REPLACE INTO project_exclusions(path, reason, detail) VALUES (?,?,?)', [
+          exclusion.path,
+          exclusion.reason,
+          exclusion.detail ?? null,
+        ]);
       }
     });
   }
 
   exclusionCounts(): Record<string, number> {
     const counts: Record<string, number> = {};
-    for (const row of this.all('SELECT reason, COUNT(*) FROM project_exclusions GROUP BY reason ORDER BY reason')) counts[row[0] as string] = row[1] as number;
+    for (const row of this.all('SELECT reason, COUNT(*) FROM project_exclusions GROUP BY reason ORDER BY reason'))
+      counts[row[0] as string] = row[1] as number;
     return counts;
   }
 
@@ -648,11 +761,20 @@ export class IndexStore {
   // ---- project state --------------------------------------------------------------------------
 
   state(): ProjectState {
-    const row = this.one('SELECT root, git_root, branch, head, dirty, changed_paths, indexed_at, sync_ms, used_git, bound_notes FROM project_states WHERE id = 1') as SqlValue[];
+    const row = this.one(
+      'SELECT root, git_root, branch, head, dirty, changed_paths, indexed_at, sync_ms, used_git, bound_notes FROM project_states WHERE id = 1',
+    ) as SqlValue[];
     return {
-      root: row[0] as string, gitRoot: row[1] as string | null, branch: row[2] as string | null, head: row[3] as string | null,
-      dirty: row[4] === 1, changedPaths: JSON.parse(row[5] as string) as string[], indexedAt: row[6] as number | null,
-      syncMs: row[7] as number | null, usedGit: row[8] === 1, boundNotes: JSON.parse(row[9] as string) as string[],
+      root: row[0] as string,
+      gitRoot: row[1] as string | null,
+      branch: row[2] as string | null,
+      head: row[3] as string | null,
+      dirty: row[4] === 1,
+      changedPaths: JSON.parse(row[5] as string) as string[],
+      indexedAt: row[6] as number | null,
+      syncMs: row[7] as number | null,
+      usedGit: row[8] === 1,
+      boundNotes: JSON.parse(row[9] as string) as string[],
     };
   }
 
@@ -660,8 +782,18 @@ export class IndexStore {
     this.transaction(() => {
       this.run(
         'UPDATE project_states SET root = ?, git_root = ?, branch = ?, head = ?, dirty = ?, changed_paths = ?, indexed_at = ?, sync_ms = ?, used_git = ?, bound_notes = ? WHERE id = 1',
-        [state.root, state.gitRoot, state.branch, state.head, state.dirty ? 1 : 0, JSON.stringify(state.changedPaths),
-          state.indexedAt, state.syncMs, state.usedGit ? 1 : 0, JSON.stringify(state.boundNotes)],
+        [
+          state.root,
+          state.gitRoot,
+          state.branch,
+          state.head,
+          state.dirty ? 1 : 0,
+          JSON.stringify(state.changedPaths),
+          state.indexedAt,
+          state.syncMs,
+          state.usedGit ? 1 : 0,
+          JSON.stringify(state.boundNotes),
+        ],
       );
     });
   }
@@ -669,7 +801,9 @@ export class IndexStore {
   // ---- queries ---------------------------------------------------------------------------------
 
   currentSnippets(path: string): SnippetRow[] {
-    return this.all(`SELECT ${snippetColumns} FROM project_snippets WHERE path = ? AND stale = 0 ORDER BY start_line, end_line, id`, [path]).map(toSnippet);
+    return this.all(`SELECT ${snippetColumns} FROM project_snippets WHERE path = ? AND stale = 0 ORDER BY start_line, end_line, id`, [
+      path,
+    ]).map(toSnippet);
   }
 
   /** Current snippets by row id, in the order asked (unknown or stale ids are skipped). */
@@ -693,26 +827,44 @@ export class IndexStore {
   }
 
   allCurrentSnippets(): SnippetRow[] {
-    return this.all(`SELECT ${snippetColumns} FROM project_snippets WHERE stale = 0 ORDER BY path, start_line, end_line, id`).map(toSnippet);
+    return this.all(`SELECT ${snippetColumns} FROM project_snippets WHERE stale = 0 ORDER BY path, start_line, end_line, id`).map(
+      toSnippet,
+    );
   }
 
   /** Snippets of declarations whose qualified or simple name equals `name` (exact, case-sensitive). */
   declarationSnippets(name: string, by: 'qualified' | 'simple'): SnippetRow[] {
     const column = by === 'qualified' ? 'qualified_name' : 'name';
-    return this.all(`SELECT ${snippetColumns} FROM project_snippets WHERE ${column} = ? AND stale = 0 AND symbol_id IS NOT NULL ORDER BY path, start_line, id`, [name]).map(toSnippet);
+    return this.all(
+      `SELECT ${snippetColumns} FROM project_snippets WHERE ${column} = ? AND stale = 0 AND symbol_id IS NOT NULL ORDER BY path, start_line, id`,
+      [name],
+    ).map(toSnippet);
   }
 
   /** Snippets of declarations whose simple name is any of `names` (exact, case-sensitive). */
   declarationSnippetsNamed(names: string[]): SnippetRow[] {
     const unique = [...new Set(names)];
     if (unique.length === 0) return [];
-    return this.all(`SELECT ${snippetColumns} FROM project_snippets WHERE name IN (${unique.map(() => '?').join(',')}) AND stale = 0 AND symbol_id IS NOT NULL ORDER BY path, start_line, id`, unique).map(toSnippet);
+    return this.all(
+      `SELECT ${snippetColumns} FROM project_snippets WHERE name IN (${unique.map(() => '?').join(',')}) AND stale = 0 AND symbol_id IS NOT NULL ORDER BY path, start_line, id`,
+      unique,
+    ).map(toSnippet);
   }
 
   symbols(): SymbolRow[] {
-    return this.all('SELECT symbol_id, path, name, qualified_name, kind, start_line, end_line, signature, parent, file_hash FROM project_symbols ORDER BY path, start_line, qualified_name').map((row) => ({
-      symbolId: row[0] as string, path: row[1] as string, name: row[2] as string, qualifiedName: row[3] as string, kind: row[4] as string,
-      startLine: row[5] as number, endLine: row[6] as number, signature: row[7] as string | null, parent: row[8] as string | null, fileHash: row[9] as string,
+    return this.all(
+      'SELECT symbol_id, path, name, qualified_name, kind, start_line, end_line, signature, parent, file_hash FROM project_symbols ORDER BY path, start_line, qualified_name',
+    ).map((row) => ({
+      symbolId: row[0] as string,
+      path: row[1] as string,
+      name: row[2] as string,
+      qualifiedName: row[3] as string,
+      kind: row[4] as string,
+      startLine: row[5] as number,
+      endLine: row[6] as number,
+      signature: row[7] as string | null,
+      parent: row[8] as string | null,
+      fileHash: row[9] as string,
     }));
   }
 
@@ -757,7 +909,11 @@ export class IndexStore {
       for (const row of slice.length <= 64 ? this.all(sql, slice) : this.once(sql, slice)) {
         try {
           const parsed: unknown = JSON.parse(row[1] as string);
-          if (Array.isArray(parsed)) imports.set(row[0] as string, parsed.filter((item): item is string => typeof item === 'string'));
+          if (Array.isArray(parsed))
+            imports.set(
+              row[0] as string,
+              parsed.filter((item): item is string => typeof item === 'string'),
+            );
         } catch {
           // A malformed list is treated as no imports: the file's references are then name matches.
         }
@@ -769,13 +925,17 @@ export class IndexStore {
   /** Paths ending in `/tail` (at most 32, sorted). */
   pathsEndingWith(tail: string): string[] {
     return this.all("SELECT path FROM project_files WHERE path LIKE ? ESCAPE '\\' ORDER BY path LIMIT 32", [`%/${escapeLike(tail)}`])
-      .map((row) => row[0] as string).filter((path) => path.endsWith(`/${tail}`));
+      .map((row) => row[0] as string)
+      .filter((path) => path.endsWith(`/${tail}`));
   }
 
   /** Paths holding `base` followed by an extension or a folder separator (at most 64, sorted): where a module may live. */
   pathsContainingModule(base: string): string[] {
     const escaped = escapeLike(base);
-    return this.all("SELECT path FROM project_files WHERE path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\' ORDER BY path LIMIT 64", [`%${escaped}.%`, `%${escaped}/%`]).map((row) => row[0] as string);
+    return this.all("SELECT path FROM project_files WHERE path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\' ORDER BY path LIMIT 64", [
+      `%${escaped}.%`,
+      `%${escaped}/%`,
+    ]).map((row) => row[0] as string);
   }
 
   /**
@@ -784,8 +944,10 @@ export class IndexStore {
    * only the kept rows cross into JavaScript.
    */
   fullText(matchExpression: string, limit: number): Array<{ rowid: number; bm25: number }> {
-    return this.all("SELECT docid, pk_bm25(matchinfo(search_index, 'pcnalx')) AS score FROM search_index WHERE search_index MATCH ? ORDER BY score DESC, docid LIMIT ?", [matchExpression, limit])
-      .map((row) => ({ rowid: row[0] as number, bm25: row[1] as number }));
+    return this.all(
+      "SELECT docid, pk_bm25(matchinfo(search_index, 'pcnalx')) AS score FROM search_index WHERE search_index MATCH ? ORDER BY score DESC, docid LIMIT ?",
+      [matchExpression, limit],
+    ).map((row) => ({ rowid: row[0] as number, bm25: row[1] as number }));
   }
 
   /**
@@ -795,14 +957,19 @@ export class IndexStore {
    */
   termDocumentCounts(terms: string[]): number[][] {
     const columns = fullTextWeights.length;
-    const blob = this.db.exec("SELECT matchinfo(search_index, 'ncx') FROM search_index WHERE search_index MATCH ? LIMIT 1", [terms.join(' OR ')])[0]?.values[0]?.[0];
-    const info = blob instanceof Uint8Array ? new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength)) : undefined;
+    const blob = this.db.exec("SELECT matchinfo(search_index, 'ncx') FROM search_index WHERE search_index MATCH ? LIMIT 1", [
+      terms.join(' OR '),
+    ])[0]?.values[0]?.[0];
+    const info =
+      blob instanceof Uint8Array ? new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength)) : undefined;
     return terms.map((_, phrase) => Array.from({ length: columns }, (_, column) => info?.[2 + 3 * (phrase * columns + column) + 2] ?? 0));
   }
 
   /** Row ids of the first `limit` chunks matching, by row id (no ranking, no per-row statistics). */
   matchingRowids(matchExpression: string, limit: number): number[] {
-    return this.all('SELECT docid FROM search_index WHERE search_index MATCH ? LIMIT ?', [matchExpression, limit]).map((row) => row[0] as number);
+    return this.all('SELECT docid FROM search_index WHERE search_index MATCH ? LIMIT ?', [matchExpression, limit]).map(
+      (row) => row[0] as number,
+    );
   }
 
   /**
@@ -813,18 +980,29 @@ export class IndexStore {
    * the matching rows in `include` are returned too, whatever their rank: the scoring function
    * notes them as SQLite calls it, so no second query (or window sort) is needed.
    */
-  rankFullText(query: { expression: string; idf: number[] }, limit: number, include: Iterable<number> = []): { hits: Array<{ rowid: number; bm25: number }>; included: Map<number, number> } {
+  rankFullText(
+    query: { expression: string; idf: number[] },
+    limit: number,
+    include: Iterable<number> = [],
+  ): { hits: Array<{ rowid: number; bm25: number }>; included: Map<number, number> } {
     const { lengths, averages } = this.columnLengths.current();
     const columns = this.columnLengths.columns;
     const wanted = new Set(include);
     const included = new Map<number, number>();
-    const rows = withRowFunction((_bytes, words, pointer, size, docid) => {
-      // matchinfo's values are 32-bit words, aligned as SQLite allocated them.
-      if (pointer % 4 !== 0 || size < 8) return 0;
-      const score = bm25WithIdf(words, pointer / 4, query.idf, fullTextWeights, lengths, docid * columns, averages);
-      if (wanted.has(docid)) included.set(docid, score);
-      return score;
-    }, () => this.all("SELECT docid, pk_row(matchinfo(search_index, 'pcy'), docid) AS score FROM search_index WHERE search_index MATCH ? ORDER BY score DESC, docid LIMIT ?", [query.expression, limit]));
+    const rows = withRowFunction(
+      (_bytes, words, pointer, size, docid) => {
+        // matchinfo's values are 32-bit words, aligned as SQLite allocated them.
+        if (pointer % 4 !== 0 || size < 8) return 0;
+        const score = bm25WithIdf(words, pointer / 4, query.idf, fullTextWeights, lengths, docid * columns, averages);
+        if (wanted.has(docid)) included.set(docid, score);
+        return score;
+      },
+      () =>
+        this.all(
+          "SELECT docid, pk_row(matchinfo(search_index, 'pcy'), docid) AS score FROM search_index WHERE search_index MATCH ? ORDER BY score DESC, docid LIMIT ?",
+          [query.expression, limit],
+        ),
+    );
     return { hits: rows.map((row) => ({ rowid: row[0] as number, bm25: row[1] as number })), included };
   }
 
@@ -844,12 +1022,23 @@ export class IndexStore {
   counts(): { files: number; snippets: number; staleSnippets: number; symbols: number; exclusions: number } {
     const row = this.one(`SELECT (SELECT COUNT(*) FROM project_files), (SELECT COUNT(*) FROM project_snippets WHERE stale = 0),
       (SELECT COUNT(*) FROM project_snippets WHERE stale = 1), (SELECT COUNT(*) FROM project_symbols), (SELECT COUNT(*) FROM project_exclusions)`) as SqlValue[];
-    return { files: row[0] as number, snippets: row[1] as number, staleSnippets: row[2] as number, symbols: row[3] as number, exclusions: row[4] as number };
+    return {
+      files: row[0] as number,
+      snippets: row[1] as number,
+      staleSnippets: row[2] as number,
+      symbols: row[3] as number,
+      exclusions: row[4] as number,
+    };
   }
 
   parserCoverage(): Array<{ language: string; parser: string; reason: string | null; files: number }> {
-    return this.all('SELECT language, parser, parser_reason, COUNT(*) FROM project_files GROUP BY language, parser, parser_reason ORDER BY language, parser').map((row) => ({
-      language: row[0] as string, parser: row[1] as string, reason: row[2] as string | null, files: row[3] as number,
+    return this.all(
+      'SELECT language, parser, parser_reason, COUNT(*) FROM project_files GROUP BY language, parser, parser_reason ORDER BY language, parser',
+    ).map((row) => ({
+      language: row[0] as string,
+      parser: row[1] as string,
+      reason: row[2] as string | null,
+      files: row[3] as number,
     }));
   }
 
@@ -880,8 +1069,10 @@ function ownership(db: Database): true | string {
     meta = new Map(rows.map((row) => [String(row[0]), row[1]]));
   } catch (error) {
     const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
-    return `it has a SQLite header but cannot be read (${reason}), so it cannot be proved to be a Project Knowledge index;`
-      + ' delete it if it was one';
+    return (
+      `it has a SQLite header but cannot be read (${reason}), so it cannot be proved to be a Project Knowledge index;` +
+      ' delete it if it was one'
+    );
   }
   if (meta.get(productKey) === productName) return true;
   if (!meta.has(productKey) && meta.has('schema_version') && meta.has('root') && tables.includes('project_files')) return true;
@@ -912,7 +1103,8 @@ async function sweepAtOpen(dbPath: string, ports: EnginePorts): Promise<void> {
 function checkIntegrity(db: Database): void {
   const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0]?.values.map((row) => row[0] as string) ?? [];
   if (!tables.includes('meta') || !tables.includes('search_index_segdir')) throw new Error('required tables are missing');
-  const problems = (db.exec('PRAGMA quick_check')[0]?.values ?? []).map((row) => String(row[0]))
+  const problems = (db.exec('PRAGMA quick_check')[0]?.values ?? [])
+    .map((row) => String(row[0]))
     .filter((message) => message !== 'ok' && message !== 'malformed inverted index for FTS4 table main.search_index');
   if (problems.length > 0) throw new Error(`integrity check failed: ${problems[0]}`);
 }
@@ -926,7 +1118,6 @@ function escapeLike(text: string): string {
 function pathTerms(path: string): string {
   return path.replace(/[/._-]+/g, ' ');
 }
-
 
 /** Above this size the rollback journal is a file in sql.js's file system instead of WebAssembly memory. */
 const fileJournalBytes = 256 * 1024 * 1024;
@@ -952,7 +1143,10 @@ export function bm25(info: Uint32Array, weights: number[]): number {
       const hitsHere = info[base];
       const documentsWithHits = info[base + 2];
       if (hitsHere === 0) continue;
-      score += (weights[column] ?? 1) * bm25Idf(documentCount, documentsWithHits) * bm25Frequency(hitsHere, info[lengthOffset + column], info[averageLengthOffset + column]);
+      score +=
+        (weights[column] ?? 1) *
+        bm25Idf(documentCount, documentsWithHits) *
+        bm25Frequency(hitsHere, info[lengthOffset + column], info[averageLengthOffset + column]);
     }
   }
   return score;
@@ -962,7 +1156,15 @@ export function bm25(info: Uint32Array, weights: number[]): number {
  * Okapi BM25 (k1 = 1.2, b = 0.75) from FTS4 matchinfo 'pcy' at `info[base]`, known idf per
  * phrase and column, the row's column lengths at `lengths[lengthBase]` and the column averages.
  */
-export function bm25WithIdf(info: Uint32Array, base: number, idf: number[], weights: number[], lengths: ArrayLike<number>, lengthBase: number, averages: number[]): number {
+export function bm25WithIdf(
+  info: Uint32Array,
+  base: number,
+  idf: number[],
+  weights: number[],
+  lengths: ArrayLike<number>,
+  lengthBase: number,
+  averages: number[],
+): number {
   const phraseCount = info[base];
   const columnCount = info[base + 1];
   const hitsOffset = base + 2;
@@ -994,8 +1196,15 @@ const symbolColumns = 'symbol_id, path, name, qualified_name, kind, start_line, 
 
 function toSymbol(row: SqlValue[]): SymbolRow {
   return {
-    symbolId: row[0] as string, path: row[1] as string, name: row[2] as string, qualifiedName: row[3] as string,
-    kind: row[4] as string, startLine: row[5] as number, endLine: row[6] as number, signature: row[7] as string | null,
-    parent: row[8] as string | null, fileHash: row[9] as string,
+    symbolId: row[0] as string,
+    path: row[1] as string,
+    name: row[2] as string,
+    qualifiedName: row[3] as string,
+    kind: row[4] as string,
+    startLine: row[5] as number,
+    endLine: row[6] as number,
+    signature: row[7] as string | null,
+    parent: row[8] as string | null,
+    fileHash: row[9] as string,
   };
 }

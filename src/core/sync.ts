@@ -63,11 +63,14 @@ export type FileOutcome =
 export async function buildRows(context: SyncContext, relativePath: string, text: string, fileHash: string, language: string) {
   const lines = splitLines(text);
   const { bounds } = context.options;
-  const result = await context.parsers.parse({ path: relativePath, language, text, lines }, {
-    windowLines: bounds.windowLines,
-    overlapLines: bounds.overlapLines,
-    timeoutMs: Math.min(750, Math.max(100, Math.round(text.length / 1000))),
-  });
+  const result = await context.parsers.parse(
+    { path: relativePath, language, text, lines },
+    {
+      windowLines: bounds.windowLines,
+      overlapLines: bounds.overlapLines,
+      timeoutMs: Math.min(750, Math.max(100, Math.round(text.length / 1000))),
+    },
+  );
   const imports = result.imports && result.imports.length > 0 ? JSON.stringify(result.imports) : null;
   const snippets: NewSnippet[] = [];
   const symbols = new Map<string, SymbolRow>();
@@ -75,22 +78,53 @@ export async function buildRows(context: SyncContext, relativePath: string, text
   const owners = lineOwners(result.chunks, lines.length);
   for (const [index, chunk] of result.chunks.entries()) {
     // The file's imports are stored once, on its first chunk, rather than repeated on each.
-    const row = snippetRow(context, relativePath, fileHash, chunk, lines, result.parser, snippets.length === 0 ? imports : null, ownText(lines, owners, chunk, index));
+    const row = snippetRow(
+      context,
+      relativePath,
+      fileHash,
+      chunk,
+      lines,
+      result.parser,
+      snippets.length === 0 ? imports : null,
+      ownText(lines, owners, chunk, index),
+    );
     if (seen.has(row.id)) continue;
     seen.add(row.id);
     snippets.push(row);
     if (chunk.symbol && row.symbolId && !symbols.has(row.symbolId)) {
       symbols.set(row.symbolId, {
-        symbolId: row.symbolId, path: relativePath, name: chunk.symbol.name, qualifiedName: chunk.symbol.qualifiedName,
-        kind: chunk.symbol.kind, startLine: chunk.symbol.startLine, endLine: chunk.symbol.endLine,
-        signature: chunk.symbol.signature, parent: chunk.symbol.parent ?? null, fileHash,
+        symbolId: row.symbolId,
+        path: relativePath,
+        name: chunk.symbol.name,
+        qualifiedName: chunk.symbol.qualifiedName,
+        kind: chunk.symbol.kind,
+        startLine: chunk.symbol.startLine,
+        endLine: chunk.symbol.endLine,
+        signature: chunk.symbol.signature,
+        parent: chunk.symbol.parent ?? null,
+        fileHash,
       });
     }
   }
-  return { snippets, symbols: [...symbols.values()], parser: result.parser, parserReason: result.fallbackReason ?? null, parserVersion: context.parsers.version };
+  return {
+    snippets,
+    symbols: [...symbols.values()],
+    parser: result.parser,
+    parserReason: result.fallbackReason ?? null,
+    parserVersion: context.parsers.version,
+  };
 }
 
-function snippetRow(context: SyncContext, relativePath: string, fileHash: string, chunk: ParsedChunk, lines: string[], parser: string, imports: string | null, indexText: string): NewSnippet {
+function snippetRow(
+  context: SyncContext,
+  relativePath: string,
+  fileHash: string,
+  chunk: ParsedChunk,
+  lines: string[],
+  parser: string,
+  imports: string | null,
+  indexText: string,
+): NewSnippet {
   const text = lines.slice(chunk.startLine - 1, chunk.endLine).join('\n');
   const symbol = chunk.symbol;
   const symbolId = symbol
@@ -162,7 +196,13 @@ export function readIndexable(context: SyncContext, relativePath: string): Index
  * Reads, checks and (re)indexes one file. The bytes read once serve the exclusion checks, the
  * hash and the chunks, so what is indexed is exactly what was hashed.
  */
-export async function syncFile(context: SyncContext, relativePath: string, knownStat: FileStat | undefined, git: FileGitInfo, force: boolean): Promise<FileOutcome> {
+export async function syncFile(
+  context: SyncContext,
+  relativePath: string,
+  knownStat: FileStat | undefined,
+  git: FileGitInfo,
+  force: boolean,
+): Promise<FileOutcome> {
   const { store, ports, options } = context;
   const existing = store.file(relativePath);
   if (existing && knownStat && !force && existing.bytes === knownStat.size && existing.mtimeMs === knownStat.mtimeMs) {
@@ -175,7 +215,16 @@ export async function syncFile(context: SyncContext, relativePath: string, known
   if (read.kind !== 'read') return read;
   const { stat, text, sha256: fileHash } = read;
   const language = languageForPath(relativePath);
-  const base = { path: relativePath, sha256: fileHash, bytes: stat.size, mtimeMs: stat.mtimeMs, language, tracked: git.tracked, modified: git.modified, indexedAt: ports.clock.now() };
+  const base = {
+    path: relativePath,
+    sha256: fileHash,
+    bytes: stat.size,
+    mtimeMs: stat.mtimeMs,
+    language,
+    tracked: git.tracked,
+    modified: git.modified,
+    indexedAt: ports.clock.now(),
+  };
   if (existing && existing.sha256 === fileHash && !force) {
     const file = { ...existing, ...base, gitHead: existing.gitHead, indexedAt: existing.indexedAt };
     store.touchFile(file);
@@ -208,11 +257,17 @@ async function secretlintVerdict(context: SyncContext, relativePath: string, tex
 /** Re-indexes one path that changed under the index, or removes it when it is gone or unusable. */
 export async function resyncOne(context: SyncContext, relativePath: string): Promise<'reindexed' | 'unchanged' | 'removed'> {
   const previous = context.store.file(relativePath);
-  const outcome = await syncFile(context, relativePath, undefined, {
-    tracked: previous?.tracked ?? false,
-    modified: true,
-    head: context.store.state().head,
-  }, false);
+  const outcome = await syncFile(
+    context,
+    relativePath,
+    undefined,
+    {
+      tracked: previous?.tracked ?? false,
+      modified: true,
+      head: context.store.state().head,
+    },
+    false,
+  );
   if (outcome.kind === 'indexed') return outcome.reindexed ? 'reindexed' : 'unchanged';
   context.store.removeFile(relativePath);
   return 'removed';
@@ -221,7 +276,13 @@ export async function resyncOne(context: SyncContext, relativePath: string): Pro
 /** Files whose change can alter what discovery admits: those paths need the whole incremental sync. */
 function changesRules(relativePath: string): boolean {
   const name = path.posix.basename(relativePath);
-  return name === '.gitignore' || name === '.pkignore' || name === '.gitattributes' || relativePath === '.git' || relativePath.startsWith('.git/');
+  return (
+    name === '.gitignore' ||
+    name === '.pkignore' ||
+    name === '.gitattributes' ||
+    relativePath === '.git' ||
+    relativePath.startsWith('.git/')
+  );
 }
 
 /**
@@ -250,7 +311,13 @@ export async function syncKnownFiles(context: SyncContext, paths: string[]): Pro
  * left unwritten (the caller syncs again soon, as the extension does after edits, and that sync
  * writes it), so the changes are searchable without waiting for the write.
  */
-export async function syncProject(context: SyncContext, force: boolean, onProgress?: (progress: SyncProgress) => void, signal?: AbortSignal, persist = true): Promise<SyncReport> {
+export async function syncProject(
+  context: SyncContext,
+  force: boolean,
+  onProgress?: (progress: SyncProgress) => void,
+  signal?: AbortSignal,
+  persist = true,
+): Promise<SyncReport> {
   const { ports, store, options } = context;
   const started = ports.clock.now();
   onProgress?.({ phase: 'discovering', done: 0, total: 0 });
@@ -295,7 +362,11 @@ export async function syncProject(context: SyncContext, force: boolean, onProgre
     try {
       const before = previous.get(candidate.path);
       outcome = await syncFile(context, candidate.path, candidate.stat, git, force);
-      if (outcome.kind === 'indexed' && (!before || before.mtimeMs !== candidate.stat.mtimeMs || before.bytes !== candidate.stat.size || force)) read++;
+      if (
+        outcome.kind === 'indexed' &&
+        (!before || before.mtimeMs !== candidate.stat.mtimeMs || before.bytes !== candidate.stat.size || force)
+      )
+        read++;
     } catch (error) {
       errors.push(`${candidate.path}: ${error instanceof Error ? error.message : String(error)}`);
       ports.log.error(`indexing ${candidate.path} failed`, error);
@@ -342,14 +413,25 @@ export async function syncProject(context: SyncContext, force: boolean, onProgre
   const durationMs = ports.clock.now() - started;
   const revisionBeforeState = store.revision;
   store.writeState({
-    root: discovery.root, gitRoot: discovery.gitRoot ?? null, branch: gitState.branch, head: gitState.head, dirty: gitState.dirty,
-    changedPaths: gitState.changedPaths, indexedAt: ports.clock.now(), syncMs: durationMs, usedGit: discovery.usedGit, boundNotes,
+    root: discovery.root,
+    gitRoot: discovery.gitRoot ?? null,
+    branch: gitState.branch,
+    head: gitState.head,
+    dirty: gitState.dirty,
+    changedPaths: gitState.changedPaths,
+    indexedAt: ports.clock.now(),
+    syncMs: durationMs,
+    usedGit: discovery.usedGit,
+    boundNotes,
   });
   onProgress?.({ phase: 'saving', done: total, total });
   // A sync that changed no row and no git state only moved timestamps: writing the whole database
   // again for that would cost more than the sync itself.
-  const gitChanged = previousState.head !== gitState.head || previousState.branch !== gitState.branch
-    || previousState.dirty !== gitState.dirty || previousState.changedPaths.join('\0') !== gitState.changedPaths.join('\0');
+  const gitChanged =
+    previousState.head !== gitState.head ||
+    previousState.branch !== gitState.branch ||
+    previousState.dirty !== gitState.dirty ||
+    previousState.changedPaths.join('\0') !== gitState.changedPaths.join('\0');
   if (revisionBeforeState !== revisionAtStart || unsavedAtStart || gitChanged || previousState.indexedAt === null || force) {
     if (persist) await store.persist();
   } else if (!unsavedAtStart) {
@@ -358,7 +440,17 @@ export async function syncProject(context: SyncContext, force: boolean, onProgre
   const exclusionsByReason: Record<string, number> = {};
   for (const exclusion of exclusions) exclusionsByReason[exclusion.reason] = (exclusionsByReason[exclusion.reason] ?? 0) + 1;
   return {
-    root: discovery.root, full: force, discovered: total, read, reindexed, unchanged, removed,
-    excluded: exclusions.length, exclusionsByReason, boundNotes, durationMs, errors,
+    root: discovery.root,
+    full: force,
+    discovered: total,
+    read,
+    reindexed,
+    unchanged,
+    removed,
+    excluded: exclusions.length,
+    exclusionsByReason,
+    boundNotes,
+    durationMs,
+    errors,
   };
 }

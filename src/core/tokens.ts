@@ -86,9 +86,12 @@ export interface LineRange {
  */
 export function lineOwners(chunks: ReadonlyArray<LineRange>, lineCount: number): Int32Array {
   const owners = new Int32Array(lineCount + 1).fill(-1);
-  const bySize = chunks.map((chunk, index) => ({ chunk, index })).sort((a, b) => (a.chunk.endLine - a.chunk.startLine) - (b.chunk.endLine - b.chunk.startLine) || a.index - b.index);
+  const bySize = chunks
+    .map((chunk, index) => ({ chunk, index }))
+    .sort((a, b) => a.chunk.endLine - a.chunk.startLine - (b.chunk.endLine - b.chunk.startLine) || a.index - b.index);
   for (const { chunk, index } of bySize) {
-    for (let line = Math.max(1, chunk.startLine); line <= Math.min(lineCount, chunk.endLine); line++) if (owners[line] === -1) owners[line] = index;
+    for (let line = Math.max(1, chunk.startLine); line <= Math.min(lineCount, chunk.endLine); line++)
+      if (owners[line] === -1) owners[line] = index;
   }
   return owners;
 }

@@ -25,5 +25,9 @@ export function describeModelError(error: unknown): string {
 /** One readable sentence for a chat command that failed without a model involved (index, retrieval). */
 export function describeCommandError(command: string, error: unknown): string {
   if (error instanceof vscode.LanguageModelError || error instanceof vscode.CancellationError) return describeModelError(error);
-  return vscode.l10n.t('Project Knowledge could not complete /{0}: {1}. Run /health to check the index, or /rebuild to rebuild it.', command, messageOf(error));
+  return vscode.l10n.t(
+    'Project Knowledge could not complete /{0}: {1}. Run /health to check the index, or /rebuild to rebuild it.',
+    command,
+    messageOf(error),
+  );
 }

@@ -74,7 +74,10 @@ class RecordingStream implements vscode.ChatResponseStream {
 }
 
 function locationOf(folder: vscode.WorkspaceFolder, result: VerifiedSnippet): vscode.Location {
-  return new vscode.Location(vscode.Uri.joinPath(folder.uri, ...result.path.split('/')), new vscode.Range(result.startLine - 1, 0, result.endLine - 1, Number.MAX_SAFE_INTEGER));
+  return new vscode.Location(
+    vscode.Uri.joinPath(folder.uri, ...result.path.split('/')),
+    new vscode.Range(result.startLine - 1, 0, result.endLine - 1, Number.MAX_SAFE_INTEGER),
+  );
 }
 
 /** Paths of `#file` references and selections the user attached, relative to their folder. */
@@ -92,13 +95,21 @@ function attachedPaths(request: vscode.ChatRequest): string[] {
 
 /** The `@project` participant: grounded answers from quoted, live-verified project source. */
 export class ProjectParticipant implements vscode.Disposable {
-  constructor(private readonly service: IndexService, private readonly log: vscode.LogOutputChannel) {}
+  constructor(
+    private readonly service: IndexService,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
 
   private readonly onDidRespondEmitter = new vscode.EventEmitter<ChatTranscript>();
   /** Fires after each response with what it showed (markdown, anchors, references, buttons, result). */
   readonly onDidRespond = this.onDidRespondEmitter.event;
 
-  handle = async (request: vscode.ChatRequest, _context: vscode.ChatContext, response: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> => {
+  handle = async (
+    request: vscode.ChatRequest,
+    _context: vscode.ChatContext,
+    response: vscode.ChatResponseStream,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.ChatResult> => {
     const kind = request.command ?? 'ask';
     const stream = new RecordingStream(response);
     let result: vscode.ChatResult;
@@ -110,11 +121,22 @@ export class ProjectParticipant implements vscode.Disposable {
       stream.markdown(describeCommandError(kind, error));
       result = { metadata: { kind, snippets: 0 } satisfies ResultMetadata };
     }
-    this.onDidRespondEmitter.fire({ command: kind, markdown: stream.markdowns.join(''), anchors: stream.anchors, references: stream.references, buttons: stream.buttons, result });
+    this.onDidRespondEmitter.fire({
+      command: kind,
+      markdown: stream.markdowns.join(''),
+      anchors: stream.anchors,
+      references: stream.references,
+      buttons: stream.buttons,
+      result,
+    });
     return result;
   };
 
-  private async dispatch(request: vscode.ChatRequest, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+  private async dispatch(
+    request: vscode.ChatRequest,
+    stream: vscode.ChatResponseStream,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.ChatResult> {
     switch (request.command) {
       case 'search':
         return this.search(request, stream);
@@ -136,11 +158,19 @@ export class ProjectParticipant implements vscode.Disposable {
   }
 
   private untrustedNotice(stream: vscode.ChatResponseStream): void {
-    stream.markdown(vscode.l10n.t('This workspace is in Restricted Mode, so Project Knowledge does not read or quote any project source. Trust the folder to get answers grounded in your code.') + '\n\n');
+    stream.markdown(
+      vscode.l10n.t(
+        'This workspace is in Restricted Mode, so Project Knowledge does not read or quote any project source. Trust the folder to get answers grounded in your code.',
+      ) + '\n\n',
+    );
     stream.button({ command: 'workbench.trust.manage', title: vscode.l10n.t('Manage Workspace Trust') });
   }
 
-  private async answer(request: vscode.ChatRequest, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+  private async answer(
+    request: vscode.ChatRequest,
+    stream: vscode.ChatResponseStream,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.ChatResult> {
     const model = request.model;
     const messages: vscode.LanguageModelChatMessage[] = [];
     const included: Array<{ folder: vscode.WorkspaceFolder; result: VerifiedSnippet }> = [];
@@ -185,7 +215,10 @@ export class ProjectParticipant implements vscode.Disposable {
       this.log.error('Project context was unavailable for @project', error);
       included.length = 0;
       messages.length = 0;
-      contextNote = vscode.l10n.t('Project context was unavailable ({0}); answering without it.', error instanceof Error ? error.message : String(error));
+      contextNote = vscode.l10n.t(
+        'Project context was unavailable ({0}); answering without it.',
+        error instanceof Error ? error.message : String(error),
+      );
     }
     if (contextNote) stream.markdown(`_${contextNote}_\n\n`);
     if (token.isCancellationRequested) return { metadata: { kind: 'ask', snippets: 0 } satisfies ResultMetadata };
@@ -232,7 +265,9 @@ export class ProjectParticipant implements vscode.Disposable {
         count++;
         stream.markdown(`${count}. `);
         stream.anchor(locationOf(retrieval.folder, result), `${result.path}:${result.startLine}-${result.endLine}`);
-        stream.markdown(` — ${result.symbol ? `\`${result.symbol}\` · ` : ''}${result.reason} · ${vscode.l10n.t('score {0}', result.score)}\n`);
+        stream.markdown(
+          ` — ${result.symbol ? `\`${result.symbol}\` · ` : ''}${result.reason} · ${vscode.l10n.t('score {0}', result.score)}\n`,
+        );
         stream.reference(locationOf(retrieval.folder, result));
       }
     }
@@ -253,7 +288,9 @@ export class ProjectParticipant implements vscode.Disposable {
     const retrievals = await this.service.search(name);
     let count = 0;
     for (const retrieval of retrievals) {
-      for (const result of retrieval.results.filter((candidate) => candidate.reason === 'exact-qualified-symbol' || candidate.reason === 'exact-symbol')) {
+      for (const result of retrieval.results.filter(
+        (candidate) => candidate.reason === 'exact-qualified-symbol' || candidate.reason === 'exact-symbol',
+      )) {
         count++;
         stream.markdown(`**${result.symbol}** (${result.kind ?? 'symbol'}) `);
         stream.anchor(locationOf(retrieval.folder, result), `${result.path}:${result.startLine}`);
@@ -286,10 +323,14 @@ export class ProjectParticipant implements vscode.Disposable {
       }
       try {
         const health = await this.service.engine().request('health', { projectKey: status.key });
-        if (status.pendingPaths.size > 0) health.warnings.push(vscode.l10n.t('{0} changed files are waiting to be re-indexed.', status.pendingPaths.size));
+        if (status.pendingPaths.size > 0)
+          health.warnings.push(vscode.l10n.t('{0} changed files are waiting to be re-indexed.', status.pendingPaths.size));
         stream.markdown('```text\n' + formatHealth(health) + '\n```\n');
       } catch (error) {
-        stream.markdown(vscode.l10n.t('Health of {0} is unavailable: {1}', status.folder.name, error instanceof Error ? error.message : String(error)) + '\n\n');
+        stream.markdown(
+          vscode.l10n.t('Health of {0} is unavailable: {1}', status.folder.name, error instanceof Error ? error.message : String(error)) +
+            '\n\n',
+        );
       }
     }
     if (this.service.feedback.size > 0) {
@@ -311,7 +352,8 @@ export class ProjectParticipant implements vscode.Disposable {
 
   followups = (result: vscode.ChatResult): vscode.ChatFollowup[] => {
     const metadata = result.metadata as ResultMetadata | undefined;
-    if (metadata?.kind === 'ask' && metadata.snippets > 0) return [{ prompt: '', command: 'manifest', label: vscode.l10n.t('Why these snippets?') }];
+    if (metadata?.kind === 'ask' && metadata.snippets > 0)
+      return [{ prompt: '', command: 'manifest', label: vscode.l10n.t('Why these snippets?') }];
     return [];
   };
 
@@ -324,7 +366,11 @@ export class ProjectParticipant implements vscode.Disposable {
   };
 }
 
-export function registerChatParticipant(context: vscode.ExtensionContext, service: IndexService, log: vscode.LogOutputChannel): ProjectParticipant | undefined {
+export function registerChatParticipant(
+  context: vscode.ExtensionContext,
+  service: IndexService,
+  log: vscode.LogOutputChannel,
+): ProjectParticipant | undefined {
   if (!vscode.chat?.createChatParticipant) return undefined;
   const participant = new ProjectParticipant(service, log);
   const registered = vscode.chat.createChatParticipant(participantId, participant.handle);

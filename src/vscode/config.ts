@@ -32,7 +32,9 @@ function numberSetting(section: vscode.WorkspaceConfiguration, key: string, fall
 /** `files.exclude` entries that are switched on, as gitignore-style globs. */
 function filesExcludeGlobs(scope: vscode.ConfigurationScope | undefined): string[] {
   const value = vscode.workspace.getConfiguration('files', scope).get<Record<string, unknown>>('exclude') ?? {};
-  return Object.entries(value).filter(([, enabled]) => enabled === true).map(([glob]) => glob);
+  return Object.entries(value)
+    .filter(([, enabled]) => enabled === true)
+    .map(([glob]) => glob);
 }
 
 export function readConfig(scope?: vscode.ConfigurationScope): Config {
@@ -53,7 +55,10 @@ export function readConfig(scope?: vscode.ConfigurationScope): Config {
         windowLines: numberSetting(section, 'windowLines', 80),
         overlapLines: numberSetting(section, 'overlapLines', 12),
       },
-      excludeGlobs: [...(Array.isArray(extra) ? extra.filter((glob): glob is string => typeof glob === 'string') : []), ...filesExcludeGlobs(scope)],
+      excludeGlobs: [
+        ...(Array.isArray(extra) ? extra.filter((glob): glob is string => typeof glob === 'string') : []),
+        ...filesExcludeGlobs(scope),
+      ],
       useGit: section.get<boolean>('useGit') !== false,
       semantic: section.get<boolean>('semantic') === true,
       results,

@@ -58,10 +58,12 @@ function registerFileEvents(context: vscode.ExtensionContext, service: IndexServ
     watcher.onDidChange(changed),
     watcher.onDidDelete(changed),
     vscode.workspace.onDidSaveTextDocument((document) => changed(document.uri)),
-    vscode.workspace.onDidRenameFiles((event) => event.files.forEach((file) => {
-      changed(file.oldUri);
-      changed(file.newUri);
-    })),
+    vscode.workspace.onDidRenameFiles((event) =>
+      event.files.forEach((file) => {
+        changed(file.oldUri);
+        changed(file.newUri);
+      }),
+    ),
     vscode.workspace.onDidChangeConfiguration((event) => {
       for (const folder of vscode.workspace.workspaceFolders ?? []) {
         if (reindexSettings.some((setting) => event.affectsConfiguration(setting, folder))) {

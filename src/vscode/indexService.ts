@@ -55,7 +55,10 @@ export class IndexService implements vscode.Disposable {
   lastManifest: Manifest | undefined;
   private readonly progressListeners = new Set<(key: string, progress: SyncProgress) => void>();
 
-  constructor(private readonly extensionContext: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
+  constructor(
+    private readonly extensionContext: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
     this.client = new EngineClient(path.join(extensionContext.extensionPath, 'dist', 'worker.js'), {
       onProgress: (key, progress) => this.onProgress(key, progress),
       onLog: (level, message) => log[level === 'info' ? 'info' : level === 'warn' ? 'warn' : 'error'](message),
@@ -88,7 +91,8 @@ export class IndexService implements vscode.Disposable {
   overallState(): FolderState {
     if (!vscode.workspace.isTrusted) return 'untrusted';
     const states = this.statuses().map((status) => status.state);
-    for (const state of ['indexing', 'error', 'refused', 'stale', 'disabled', 'idle'] as FolderState[]) if (states.includes(state)) return state;
+    for (const state of ['indexing', 'error', 'refused', 'stale', 'disabled', 'idle'] as FolderState[])
+      if (states.includes(state)) return state;
     return states.length > 0 ? 'ready' : 'idle';
   }
 
@@ -134,7 +138,8 @@ export class IndexService implements vscode.Disposable {
         status.state = 'disabled';
         continue;
       }
-      if (status.state === 'untrusted' || status.state === 'disabled' || status.state === 'idle' || !status.opened) this.scheduleSync(folder, 0, true);
+      if (status.state === 'untrusted' || status.state === 'disabled' || status.state === 'idle' || !status.opened)
+        this.scheduleSync(folder, 0, true);
     }
     this.changed();
   }
@@ -274,7 +279,9 @@ export class IndexService implements vscode.Disposable {
       status.lastSync = new Date();
       status.progress = undefined;
       status.state = status.pendingPaths.size > 0 ? 'stale' : 'ready';
-      this.log.info(`Synced ${status.folder.name}: ${report.reindexed} indexed, ${report.unchanged} unchanged, ${report.removed} removed, ${report.read} read, ${report.excluded} excluded in ${report.durationMs} ms.`);
+      this.log.info(
+        `Synced ${status.folder.name}: ${report.reindexed} indexed, ${report.unchanged} unchanged, ${report.removed} removed, ${report.read} read, ${report.excluded} excluded in ${report.durationMs} ms.`,
+      );
       for (const note of report.boundNotes) this.log.warn(note);
       for (const error of report.errors) this.log.error(error);
     } catch (error) {
@@ -298,25 +305,31 @@ export class IndexService implements vscode.Disposable {
 
   /** Full rescan of every folder with cancellable progress. */
   async rebuild(): Promise<void> {
-    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Rebuilding the Project Knowledge index'), cancellable: true }, async (progress, token) => {
-      const cancel = token.onCancellationRequested(() => {
-        for (const status of this.statuses()) void this.client.request('cancel', { projectKey: status.key }).catch(() => undefined);
-      });
-      try {
-        const stop = this.onProgressReport((key, update) => {
-          if (update.phase === 'indexing' && update.total > 0) progress.report({ message: vscode.l10n.t('{0}: {1} of {2} files', this.folders.get(key)?.folder.name ?? '', update.done, update.total) });
+    await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Rebuilding the Project Knowledge index'), cancellable: true },
+      async (progress, token) => {
+        const cancel = token.onCancellationRequested(() => {
+          for (const status of this.statuses()) void this.client.request('cancel', { projectKey: status.key }).catch(() => undefined);
         });
         try {
-          for (const status of this.statuses()) {
-            await this.runSync(status, true);
+          const stop = this.onProgressReport((key, update) => {
+            if (update.phase === 'indexing' && update.total > 0)
+              progress.report({
+                message: vscode.l10n.t('{0}: {1} of {2} files', this.folders.get(key)?.folder.name ?? '', update.done, update.total),
+              });
+          });
+          try {
+            for (const status of this.statuses()) {
+              await this.runSync(status, true);
+            }
+          } finally {
+            stop.dispose();
           }
         } finally {
-          stop.dispose();
+          cancel.dispose();
         }
-      } finally {
-        cancel.dispose();
-      }
-    });
+      },
+    );
   }
 
   private onProgressReport(listener: (key: string, progress: SyncProgress) => void): vscode.Disposable {
@@ -383,7 +396,11 @@ export class IndexService implements vscode.Disposable {
     const retrievals: Array<Retrieval & { folder: vscode.WorkspaceFolder }> = [];
     for (const status of this.queryable()) {
       const config = readConfig(status.folder);
-      const retrieval = await this.client.request('search', { projectKey: status.key, query, options: { limit: config.results, budgetTokens: config.promptBudget, ...options } });
+      const retrieval = await this.client.request('search', {
+        projectKey: status.key,
+        query,
+        options: { limit: config.results, budgetTokens: config.promptBudget, ...options },
+      });
       retrievals.push({ ...retrieval, folder: status.folder });
     }
     const first = retrievals[0];
@@ -396,7 +413,11 @@ export class IndexService implements vscode.Disposable {
     const contexts: Array<ContextBlocks & { folder: vscode.WorkspaceFolder }> = [];
     for (const status of this.queryable()) {
       const config = readConfig(status.folder);
-      const context = await this.client.request('context', { projectKey: status.key, query, options: { limit: config.results, budgetTokens: config.promptBudget, ...options } });
+      const context = await this.client.request('context', {
+        projectKey: status.key,
+        query,
+        options: { limit: config.results, budgetTokens: config.promptBudget, ...options },
+      });
       contexts.push({ ...context, folder: status.folder });
     }
     const first = contexts[0];

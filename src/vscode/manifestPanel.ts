@@ -37,7 +37,10 @@ export class ManifestPanel implements vscode.Disposable {
   private highlight: string | undefined;
   private readonly subscription: vscode.Disposable;
 
-  constructor(private readonly context: vscode.ExtensionContext, private readonly service: IndexService) {
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly service: IndexService,
+  ) {
     this.subscription = service.onDidChangeManifest(() => void this.post());
   }
 
@@ -53,11 +56,16 @@ export class ManifestPanel implements vscode.Disposable {
       return;
     }
     const mediaRoot = vscode.Uri.joinPath(this.context.extensionUri, 'media');
-    const panel = vscode.window.createWebviewPanel('projectKnowledge.manifest', vscode.l10n.t('Context Manifest'), vscode.ViewColumn.Active, {
-      enableScripts: true,
-      localResourceRoots: [mediaRoot],
-      retainContextWhenHidden: false,
-    });
+    const panel = vscode.window.createWebviewPanel(
+      'projectKnowledge.manifest',
+      vscode.l10n.t('Context Manifest'),
+      vscode.ViewColumn.Active,
+      {
+        enableScripts: true,
+        localResourceRoots: [mediaRoot],
+        retainContextWhenHidden: false,
+      },
+    );
     this.panel = panel;
     this.ready = false;
     panel.iconPath = vscode.Uri.joinPath(mediaRoot, 'icon.svg');
@@ -76,10 +84,17 @@ export class ManifestPanel implements vscode.Disposable {
       void this.post();
       return;
     }
-    const folder = this.service.statuses().find((status) => status.folder.uri.fsPath === message.root || path.resolve(status.folder.uri.fsPath) === message.root)?.folder
-      ?? vscode.workspace.workspaceFolders?.[0];
+    const folder =
+      this.service
+        .statuses()
+        .find((status) => status.folder.uri.fsPath === message.root || path.resolve(status.folder.uri.fsPath) === message.root)?.folder ??
+      vscode.workspace.workspaceFolders?.[0];
     if (!folder) return;
-    void vscode.commands.executeCommand('projectKnowledge.openSnippet', { uri: vscode.Uri.joinPath(folder.uri, ...message.path.split('/')), startLine: message.startLine, endLine: message.endLine });
+    void vscode.commands.executeCommand('projectKnowledge.openSnippet', {
+      uri: vscode.Uri.joinPath(folder.uri, ...message.path.split('/')),
+      startLine: message.startLine,
+      endLine: message.endLine,
+    });
   }
 
   private async post(): Promise<void> {
@@ -87,11 +102,31 @@ export class ManifestPanel implements vscode.Disposable {
     const health = [];
     if (vscode.workspace.isTrusted) {
       for (const status of this.service.statuses().filter((candidate) => candidate.opened)) {
-        const report = await this.service.engine().request('health', { projectKey: status.key }).catch(() => undefined);
-        if (report) health.push({ root: report.root, status: report.status, files: report.files, snippets: report.snippets, staleSnippets: report.staleSnippets, symbols: report.symbols, excluded: report.excluded, lastSync: report.lastSync });
+        const report = await this.service
+          .engine()
+          .request('health', { projectKey: status.key })
+          .catch(() => undefined);
+        if (report)
+          health.push({
+            root: report.root,
+            status: report.status,
+            files: report.files,
+            snippets: report.snippets,
+            staleSnippets: report.staleSnippets,
+            symbols: report.symbols,
+            excluded: report.excluded,
+            lastSync: report.lastSync,
+          });
       }
     }
-    const message: HostToWebview = { type: 'manifest', manifest: this.service.lastManifest ?? null, health, trusted: vscode.workspace.isTrusted, highlight: this.highlight, strings: webviewStrings() };
+    const message: HostToWebview = {
+      type: 'manifest',
+      manifest: this.service.lastManifest ?? null,
+      health,
+      trusted: vscode.workspace.isTrusted,
+      highlight: this.highlight,
+      strings: webviewStrings(),
+    };
     await this.panel.webview.postMessage(message);
   }
 

@@ -14,21 +14,39 @@ export interface SearchToolInput {
 
 /** `#projectKnowledge`: verified, quoted snippets for agent mode instead of grep and file reads. */
 export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
-  constructor(private readonly service: IndexService, private readonly log: vscode.LogOutputChannel) {}
+  constructor(
+    private readonly service: IndexService,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
 
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<SearchToolInput>): vscode.PreparedToolInvocation {
     return { invocationMessage: vscode.l10n.t('Searching project knowledge for "{0}"', String(options.input?.query ?? '').slice(0, 80)) };
   }
 
-  async invoke(options: vscode.LanguageModelToolInvocationOptions<SearchToolInput>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+  async invoke(
+    options: vscode.LanguageModelToolInvocationOptions<SearchToolInput>,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
     const text = (value: string) => new vscode.LanguageModelTextPart(value);
     if (!vscode.workspace.isTrusted) {
-      return new vscode.LanguageModelToolResult([text('Project Knowledge is unavailable: this workspace is not trusted, so no project source may be read. Ask the user to trust the workspace, or continue without project context.')]);
+      return new vscode.LanguageModelToolResult([
+        text(
+          'Project Knowledge is unavailable: this workspace is not trusted, so no project source may be read. Ask the user to trust the workspace, or continue without project context.',
+        ),
+      ]);
     }
     const query = typeof options.input?.query === 'string' ? options.input.query.trim() : '';
-    if (!query) return new vscode.LanguageModelToolResult([text('Project Knowledge needs a non-empty "query": a symbol, path, error message or a few specific words.')]);
-    const limit = Number.isInteger(options.input.maxResults) && (options.input.maxResults as number) > 0 ? Math.min(50, options.input.maxResults as number) : undefined;
-    const paths = Array.isArray(options.input.paths) ? options.input.paths.filter((entry): entry is string => typeof entry === 'string') : [];
+    if (!query)
+      return new vscode.LanguageModelToolResult([
+        text('Project Knowledge needs a non-empty "query": a symbol, path, error message or a few specific words.'),
+      ]);
+    const limit =
+      Number.isInteger(options.input.maxResults) && (options.input.maxResults as number) > 0
+        ? Math.min(50, options.input.maxResults as number)
+        : undefined;
+    const paths = Array.isArray(options.input.paths)
+      ? options.input.paths.filter((entry): entry is string => typeof entry === 'string')
+      : [];
     try {
       if (options.input.granularity === 'files') return await this.rankedFiles(query, limit, paths, token);
       const contexts = await this.service.context(query, { limit, attachedPaths: paths });
@@ -41,34 +59,55 @@ export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
         parts.push(text(context.summary));
         blocks += context.blocks.length;
       }
-      if (contexts.length === 0) parts.push(text('Project Knowledge has no index yet for this workspace; it may still be indexing. Try again shortly or fall back to reading files.'));
-      else if (blocks === 0) parts.push(text(`No verified project source matched ${JSON.stringify(query)}. Retry with an exact symbol, path or error message, or read files directly.`));
+      if (contexts.length === 0)
+        parts.push(
+          text(
+            'Project Knowledge has no index yet for this workspace; it may still be indexing. Try again shortly or fall back to reading files.',
+          ),
+        );
+      else if (blocks === 0)
+        parts.push(
+          text(
+            `No verified project source matched ${JSON.stringify(query)}. Retry with an exact symbol, path or error message, or read files directly.`,
+          ),
+        );
       return new vscode.LanguageModelToolResult(parts);
     } catch (error) {
       this.log.error('projectKnowledge_search failed', error);
-      return new vscode.LanguageModelToolResult([text(`Project Knowledge search failed (${error instanceof Error ? error.message : String(error)}); continue without it, for example by reading files directly.`)]);
+      return new vscode.LanguageModelToolResult([
+        text(
+          `Project Knowledge search failed (${error instanceof Error ? error.message : String(error)}); continue without it, for example by reading files directly.`,
+        ),
+      ]);
     }
   }
 
   /** The file-level answer: paths, scores and evidence lines, no source text (read the files or search for snippets next). */
   private async rankedFiles(
-    query: string, limit: number | undefined, paths: string[], token: vscode.CancellationToken,
+    query: string,
+    limit: number | undefined,
+    paths: string[],
+    token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
     const text = (value: string) => new vscode.LanguageModelTextPart(value);
     const retrievals = await this.service.search(query, { limit, attachedPaths: paths, granularity: 'files' });
     if (token.isCancellationRequested) return new vscode.LanguageModelToolResult([text('Cancelled.')]);
     if (retrievals.length === 0) {
       return new vscode.LanguageModelToolResult([
-        text('Project Knowledge has no index yet for this workspace; it may still be indexing. '
-          + 'Try again shortly or fall back to reading files.'),
+        text(
+          'Project Knowledge has no index yet for this workspace; it may still be indexing. ' +
+            'Try again shortly or fall back to reading files.',
+        ),
       ]);
     }
     const parts = retrievals.map((retrieval) => {
       const files = retrieval.files ?? [];
       const heading = retrievals.length > 1 ? `Folder ${retrieval.folder.name}:\n` : '';
-      return text(files.length > 0
-        ? `${heading}Files ranked for the request (score, path; then the matching lines and why):\n${formatRankedFiles(files)}`
-        : `${heading}No verified project file matched ${JSON.stringify(query)}.`);
+      return text(
+        files.length > 0
+          ? `${heading}Files ranked for the request (score, path; then the matching lines and why):\n${formatRankedFiles(files)}`
+          : `${heading}No verified project file matched ${JSON.stringify(query)}.`,
+      );
     });
     return new vscode.LanguageModelToolResult(parts);
   }

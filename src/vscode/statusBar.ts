@@ -11,9 +11,10 @@ export function registerStatusBar(service: IndexService): vscode.Disposable {
     const indexing = service.statuses().find((status) => status.state === 'indexing');
     switch (state) {
       case 'indexing':
-        item.text = indexing?.progress && indexing.progress.total > 0
-          ? `$(sync~spin) ${vscode.l10n.t('PK: indexing {0}/{1}', indexing.progress.done, indexing.progress.total)}`
-          : `$(sync~spin) ${vscode.l10n.t('PK: indexing')}`;
+        item.text =
+          indexing?.progress && indexing.progress.total > 0
+            ? `$(sync~spin) ${vscode.l10n.t('PK: indexing {0}/{1}', indexing.progress.done, indexing.progress.total)}`
+            : `$(sync~spin) ${vscode.l10n.t('PK: indexing')}`;
         break;
       case 'ready':
         item.text = `$(database) ${vscode.l10n.t('PK: ready')}`;
@@ -31,9 +32,10 @@ export function registerStatusBar(service: IndexService): vscode.Disposable {
       default:
         item.text = `$(database) ${vscode.l10n.t('PK: {0}', state)}`;
     }
-    item.tooltip = state === 'untrusted'
-      ? vscode.l10n.t('Project Knowledge indexes only trusted workspaces.')
-      : vscode.l10n.t('Project Knowledge: {0}. Click for the health check.', state);
+    item.tooltip =
+      state === 'untrusted'
+        ? vscode.l10n.t('Project Knowledge indexes only trusted workspaces.')
+        : vscode.l10n.t('Project Knowledge: {0}. Click for the health check.', state);
     item.show();
   };
   update();

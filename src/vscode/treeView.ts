@@ -22,7 +22,11 @@ export class FolderNode {
 
 export class DirectoryNode {
   readonly kind = 'directory';
-  constructor(readonly status: FolderStatus, readonly relativePath: string, readonly parent: FolderNode | DirectoryNode | undefined) {}
+  constructor(
+    readonly status: FolderStatus,
+    readonly relativePath: string,
+    readonly parent: FolderNode | DirectoryNode | undefined,
+  ) {}
   get id(): string {
     return `dir:${this.status.key}:${this.relativePath}`;
   }
@@ -30,7 +34,11 @@ export class DirectoryNode {
 
 export class FileNode {
   readonly kind = 'file';
-  constructor(readonly status: FolderStatus, readonly file: TreeFile, readonly parent: FolderNode | DirectoryNode | undefined) {}
+  constructor(
+    readonly status: FolderStatus,
+    readonly file: TreeFile,
+    readonly parent: FolderNode | DirectoryNode | undefined,
+  ) {}
   get id(): string {
     return `file:${this.status.key}:${this.file.path}`;
   }
@@ -38,7 +46,11 @@ export class FileNode {
 
 export class ItemNode {
   readonly kind = 'item';
-  constructor(readonly status: FolderStatus, readonly file: FileNode, readonly item: IndexItem) {}
+  constructor(
+    readonly status: FolderStatus,
+    readonly file: FileNode,
+    readonly item: IndexItem,
+  ) {}
   get id(): string {
     return `item:${this.status.key}:${this.file.file.path}#${this.item.id}`;
   }
@@ -52,7 +64,12 @@ export class ItemNode {
 
 function describeStatus(statuses: FolderStatus[], trusted: boolean): { label: string; description: string; tooltip: string; icon: string } {
   if (!trusted) {
-    return { label: vscode.l10n.t('Untrusted'), description: vscode.l10n.t('Restricted Mode: nothing is indexed'), tooltip: vscode.l10n.t('Project Knowledge reads files only in trusted workspaces.'), icon: 'shield' };
+    return {
+      label: vscode.l10n.t('Untrusted'),
+      description: vscode.l10n.t('Restricted Mode: nothing is indexed'),
+      tooltip: vscode.l10n.t('Project Knowledge reads files only in trusted workspaces.'),
+      icon: 'shield',
+    };
   }
   const totals = { files: 0, snippets: 0, stale: 0 };
   let lastSync: Date | undefined;
@@ -65,16 +82,35 @@ function describeStatus(statuses: FolderStatus[], trusted: boolean): { label: st
   const indexing = statuses.find((status) => status.state === 'indexing');
   if (indexing) {
     const progress = indexing.progress;
-    return { label: vscode.l10n.t('Indexing'), description: progress && progress.total > 0 ? vscode.l10n.t('{0} of {1} files', progress.done, progress.total) : vscode.l10n.t('discovering files'), tooltip: vscode.l10n.t('Indexing {0}', indexing.folder.name), icon: 'sync~spin' };
+    return {
+      label: vscode.l10n.t('Indexing'),
+      description:
+        progress && progress.total > 0
+          ? vscode.l10n.t('{0} of {1} files', progress.done, progress.total)
+          : vscode.l10n.t('discovering files'),
+      tooltip: vscode.l10n.t('Indexing {0}', indexing.folder.name),
+      icon: 'sync~spin',
+    };
   }
   const errored = statuses.find((status) => status.state === 'error' || status.state === 'refused');
-  if (errored) return { label: errored.state === 'refused' ? vscode.l10n.t('Refused') : vscode.l10n.t('Error'), description: displayText(errored.message ?? ''), tooltip: displayText(errored.message ?? ''), icon: 'error' };
+  if (errored)
+    return {
+      label: errored.state === 'refused' ? vscode.l10n.t('Refused') : vscode.l10n.t('Error'),
+      description: displayText(errored.message ?? ''),
+      tooltip: displayText(errored.message ?? ''),
+      icon: 'error',
+    };
   const when = lastSync ? lastSync.toLocaleTimeString() : vscode.l10n.t('never');
   const label = states.has('stale') ? vscode.l10n.t('Stale') : states.has('ready') ? vscode.l10n.t('Ready') : vscode.l10n.t('Not indexed');
   return {
     label,
     description: vscode.l10n.t('{0} files · {1} stale · last sync {2}', totals.files, totals.stale, when),
-    tooltip: vscode.l10n.t('Trusted workspace. {0} files indexed, {1} changed files waiting to be re-indexed, last sync {2}.', totals.files, totals.stale, when),
+    tooltip: vscode.l10n.t(
+      'Trusted workspace. {0} files indexed, {1} changed files waiting to be re-indexed, last sync {2}.',
+      totals.files,
+      totals.stale,
+      when,
+    ),
     icon: states.has('stale') ? 'warning' : 'check',
   };
 }
@@ -137,8 +173,12 @@ export class IndexTreeProvider implements vscode.TreeDataProvider<IndexNode>, vs
         const uri = vscode.Uri.joinPath(node.status.folder.uri, ...node.file.path.split('/'));
         item.resourceUri = uri;
         const stale = node.status.pendingPaths.has(node.file.path);
-        item.description = stale ? vscode.l10n.t('stale — re-indexing') : `${node.file.parser}${node.file.modified ? ' · ' + vscode.l10n.t('modified') : ''}`;
-        item.tooltip = stale ? vscode.l10n.t('{0} changed after it was indexed; it is being re-indexed.', displayText(node.file.path)) : vscode.l10n.t('{0} (SHA-256 {1})', displayText(node.file.path), node.file.sha256.slice(0, 12));
+        item.description = stale
+          ? vscode.l10n.t('stale — re-indexing')
+          : `${node.file.parser}${node.file.modified ? ' · ' + vscode.l10n.t('modified') : ''}`;
+        item.tooltip = stale
+          ? vscode.l10n.t('{0} changed after it was indexed; it is being re-indexed.', displayText(node.file.path))
+          : vscode.l10n.t('{0} (SHA-256 {1})', displayText(node.file.path), node.file.sha256.slice(0, 12));
         item.iconPath = stale ? new vscode.ThemeIcon('warning') : vscode.ThemeIcon.File;
         item.contextValue = stale ? 'pk.file.stale' : 'pk.file';
         return item;
@@ -149,7 +189,18 @@ export class IndexTreeProvider implements vscode.TreeDataProvider<IndexNode>, vs
         item.id = node.id;
         item.description = `${displayText(node.item.kind)} · ${node.item.startLine}-${node.item.endLine}${stale ? ' · ' + vscode.l10n.t('stale') : ''}`;
         item.tooltip = vscode.l10n.t('{0} lines {1}-{2}', displayText(node.file.file.path), node.item.startLine, node.item.endLine);
-        item.iconPath = new vscode.ThemeIcon(stale ? 'warning' : node.item.kind === 'window' ? 'note' : 'symbol-' + (['class', 'interface', 'enum', 'method', 'function', 'struct', 'namespace', 'module', 'constant', 'property'].includes(node.item.kind) ? node.item.kind : 'misc'));
+        item.iconPath = new vscode.ThemeIcon(
+          stale
+            ? 'warning'
+            : node.item.kind === 'window'
+              ? 'note'
+              : 'symbol-' +
+                (['class', 'interface', 'enum', 'method', 'function', 'struct', 'namespace', 'module', 'constant', 'property'].includes(
+                  node.item.kind,
+                )
+                  ? node.item.kind
+                  : 'misc'),
+        );
         item.contextValue = node.item.kind === 'window' ? 'pk.snippet' : 'pk.declaration';
         item.command = { command: 'projectKnowledge.openSnippet', title: vscode.l10n.t('Open Snippet'), arguments: [node] };
         return item;
@@ -185,7 +236,10 @@ export class IndexTreeProvider implements vscode.TreeDataProvider<IndexNode>, vs
       case 'directory':
         return this.directoryChildren(node.status, node.relativePath, node);
       case 'file': {
-        const items = await this.service.engine().request('fileItems', { projectKey: node.status.key, path: node.file.path }).catch(() => []);
+        const items = await this.service
+          .engine()
+          .request('fileItems', { projectKey: node.status.key, path: node.file.path })
+          .catch(() => []);
         return items.map((item) => new ItemNode(node.status, node, item));
       }
       default:
@@ -196,13 +250,20 @@ export class IndexTreeProvider implements vscode.TreeDataProvider<IndexNode>, vs
   private async files(status: FolderStatus): Promise<TreeFile[]> {
     let files = this.fileCache.get(status.key);
     if (!files) {
-      files = await this.service.engine().request('files', { projectKey: status.key }).catch(() => []);
+      files = await this.service
+        .engine()
+        .request('files', { projectKey: status.key })
+        .catch(() => []);
       this.fileCache.set(status.key, files);
     }
     return files;
   }
 
-  private async directoryChildren(status: FolderStatus, directory: string, parent: FolderNode | DirectoryNode | undefined): Promise<IndexNode[]> {
+  private async directoryChildren(
+    status: FolderStatus,
+    directory: string,
+    parent: FolderNode | DirectoryNode | undefined,
+  ): Promise<IndexNode[]> {
     const prefix = directory ? `${directory}/` : '';
     const directories = new Set<string>();
     const files: FileNode[] = [];

@@ -49,7 +49,25 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { large: false, files: 5000, largeFiles: 50_000, n: 200, grepN: 30, seed: 20240601, real: undefined, skipReal: false, skipHybrid: false, skipWorker: false, skipParse: false, skipMcp: false, skipCorpus: false, indexOnly: false, cache: undefined, keepDb: false, dbDirectory: undefined };
+  const args: Args = {
+    large: false,
+    files: 5000,
+    largeFiles: 50_000,
+    n: 200,
+    grepN: 30,
+    seed: 20240601,
+    real: undefined,
+    skipReal: false,
+    skipHybrid: false,
+    skipWorker: false,
+    skipParse: false,
+    skipMcp: false,
+    skipCorpus: false,
+    indexOnly: false,
+    cache: undefined,
+    keepDb: false,
+    dbDirectory: undefined,
+  };
   const number = (flag: string, value: string | undefined): number => {
     const parsed = Number(value);
     if (!Number.isInteger(parsed) || parsed <= 0) throw new Error(`${flag} needs a positive integer`);
@@ -58,28 +76,66 @@ function parseArgs(argv: string[]): Args {
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     switch (flag) {
-      case '--large': args.large = true; break;
-      case '--files': args.files = number(flag, argv[++i]); break;
-      case '--large-files': args.largeFiles = number(flag, argv[++i]); break;
-      case '--n': args.n = number(flag, argv[++i]); break;
-      case '--grep-n': args.grepN = number(flag, argv[++i]); break;
-      case '--seed': args.seed = number(flag, argv[++i]); break;
-      case '--real': args.real = argv[++i]; break;
-      case '--skip-real': args.skipReal = true; break;
-      case '--skip-hybrid': args.skipHybrid = true; break;
-      case '--skip-worker': args.skipWorker = true; break;
-      case '--skip-parse': args.skipParse = true; break;
-      case '--skip-mcp': args.skipMcp = true; break;
-      case '--skip-corpus': args.skipCorpus = true; break;
-      case '--index-only': args.indexOnly = true; break;
-      case '--cache': args.cache = argv[++i]; break;
-      case '--keep-db': args.keepDb = true; break;
-      case '--db': args.dbDirectory = path.resolve(argv[++i] ?? '.'); break;
-      case '--help': case '-h':
-        console.log('node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--index-only] [--cache DIR] [--keep-db] [--db DIR]');
+      case '--large':
+        args.large = true;
+        break;
+      case '--files':
+        args.files = number(flag, argv[++i]);
+        break;
+      case '--large-files':
+        args.largeFiles = number(flag, argv[++i]);
+        break;
+      case '--n':
+        args.n = number(flag, argv[++i]);
+        break;
+      case '--grep-n':
+        args.grepN = number(flag, argv[++i]);
+        break;
+      case '--seed':
+        args.seed = number(flag, argv[++i]);
+        break;
+      case '--real':
+        args.real = argv[++i];
+        break;
+      case '--skip-real':
+        args.skipReal = true;
+        break;
+      case '--skip-hybrid':
+        args.skipHybrid = true;
+        break;
+      case '--skip-worker':
+        args.skipWorker = true;
+        break;
+      case '--skip-parse':
+        args.skipParse = true;
+        break;
+      case '--skip-mcp':
+        args.skipMcp = true;
+        break;
+      case '--skip-corpus':
+        args.skipCorpus = true;
+        break;
+      case '--index-only':
+        args.indexOnly = true;
+        break;
+      case '--cache':
+        args.cache = argv[++i];
+        break;
+      case '--keep-db':
+        args.keepDb = true;
+        break;
+      case '--db':
+        args.dbDirectory = path.resolve(argv[++i] ?? '.');
+        break;
+      case '--help':
+      case '-h':
+        console.log(
+          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--index-only] [--cache DIR] [--keep-db] [--db DIR]',
+        );
         process.exit(0);
         break;
-      default: throw new Error(`unknown argument ${flag} (try --help)`);
+      default:
+        throw new Error(`unknown argument ${flag} (try --help)`);
     }
   }
   return args;
@@ -118,7 +174,13 @@ async function makeParsers(repoRoot: string): Promise<{ parsers: ChunkParser[]; 
   if (!directory) return { parsers: [], note: 'no grammars folder found (dist/grammars); text windows only' };
   try {
     const parsers = createStructuralParsers({ grammarDirectory: directory, queryDirectory: directory });
-    return { parsers, note: parsers.length === 0 ? `createStructuralParsers returned no parsers; text windows only` : `${parsers.map((parser) => `${parser.kind}@${parser.version}`).join(', ')} from ${directory}` };
+    return {
+      parsers,
+      note:
+        parsers.length === 0
+          ? `createStructuralParsers returned no parsers; text windows only`
+          : `${parsers.map((parser) => `${parser.kind}@${parser.version}`).join(', ')} from ${directory}`,
+    };
   } catch (error) {
     return { parsers: [], note: `structural parsers failed to load (${errorLine(error)}); text windows only` };
   }
@@ -165,7 +227,14 @@ interface OpenIndex {
   figures: IndexFigures;
 }
 
-async function coldIndex(label: string, root: string, bounds: Bounds, repoRoot: string, useGit = true, dbDirectory?: string): Promise<OpenIndex> {
+async function coldIndex(
+  label: string,
+  root: string,
+  bounds: Bounds,
+  repoRoot: string,
+  useGit = true,
+  dbDirectory?: string,
+): Promise<OpenIndex> {
   if (dbDirectory) fs.mkdirSync(dbDirectory, { recursive: true });
   const tempDirectory = dbDirectory ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pk-bench-'));
   const dbPath = path.join(tempDirectory, 'index.sqlite');
@@ -204,9 +273,16 @@ async function coldIndex(label: string, root: string, bounds: Bounds, repoRoot: 
     used.add(row.parser);
   }
   const figures: IndexFigures = {
-    label, root,
-    files: health.files, snippets: health.snippets, symbols: health.symbols, excluded: health.excluded, exclusionsByReason: health.exclusionsByReason,
-    sourceBytes, indexSeconds: round(seconds, 3), indexCpuSeconds: round((cpu.user + cpu.system) / 1e6, 2),
+    label,
+    root,
+    files: health.files,
+    snippets: health.snippets,
+    symbols: health.symbols,
+    excluded: health.excluded,
+    exclusionsByReason: health.exclusionsByReason,
+    sourceBytes,
+    indexSeconds: round(seconds, 3),
+    indexCpuSeconds: round((cpu.user + cpu.system) / 1e6, 2),
     loadAverage: [round(loadBefore, 2), round(os.loadavg()[0], 2)],
     filesPerSecond: round(health.files / seconds, 1),
     mbPerSecond: round(mb(sourceBytes) / seconds, 2),
@@ -215,20 +291,52 @@ async function coldIndex(label: string, root: string, bounds: Bounds, repoRoot: 
       index: round((saving ?? ended) - (firstIndexing ?? started), 0),
       save: round(ended - (saving ?? ended), 0),
     },
-    dbBytes, dbPageBytes, dbRatio: round(dbBytes / Math.max(1, sourceBytes), 3),
-    rssMB: resources.peakRssMB, rssBeforeMB: round(mb(rssBefore), 1),
-    eventLoopMaxMs: resources.eventLoopMaxMs, eventLoopP99Ms: resources.eventLoopP99Ms,
-    parsersUsed: [...used].sort(), parserCoverage: coverage, parserNote: note,
-    boundNotes: report.boundNotes, errors: report.errors.slice(0, 5),
+    dbBytes,
+    dbPageBytes,
+    dbRatio: round(dbBytes / Math.max(1, sourceBytes), 3),
+    rssMB: resources.peakRssMB,
+    rssBeforeMB: round(mb(rssBefore), 1),
+    eventLoopMaxMs: resources.eventLoopMaxMs,
+    eventLoopP99Ms: resources.eventLoopP99Ms,
+    parsersUsed: [...used].sort(),
+    parserCoverage: coverage,
+    parserNote: note,
+    boundNotes: report.boundNotes,
+    errors: report.errors.slice(0, 5),
   };
   log(`[${label}] cold index of ${root}`);
   log(`  parsers: ${note}`);
-  log(`  ${figures.files} files (${figures.excluded} excluded${Object.keys(figures.exclusionsByReason).length ? `: ${Object.entries(figures.exclusionsByReason).map(([reason, count]) => `${reason} ${count}`).join(', ')}` : ''}), ${(sourceBytes / 1e6).toFixed(1)} MB source, ${figures.snippets} snippets, ${figures.symbols} symbols`);
-  log(`  index ${seconds.toFixed(2)} s  (discover ${figures.phasesMs.discover} ms, index ${figures.phasesMs.index} ms, save ${figures.phasesMs.save} ms)  ${figures.filesPerSecond} files/s  ${figures.mbPerSecond} MB/s`);
-  log(`  CPU ${figures.indexCpuSeconds} s (user+system of this process; 1-min load average ${figures.loadAverage[0]} before, ${figures.loadAverage[1]} after on ${os.cpus().length} cores)`);
-  log(`  database ${(dbBytes / 1e6).toFixed(1)} MB on disk (page bytes ${(dbPageBytes / 1e6).toFixed(1)} MB), ratio DB/source ${figures.dbRatio}`);
-  log(`  RSS peak ${figures.rssMB} MB (before ${figures.rssBeforeMB} MB); event-loop delay max ${figures.eventLoopMaxMs} ms, p99 ${figures.eventLoopP99Ms} ms`);
-  log(`  parser coverage: ${Object.entries(coverage).map(([language, parsersByKind]) => `${language} ${Object.entries(parsersByKind).map(([parser, count]) => `${parser} ${count}`).join('/')}`).join('; ')}`);
+  log(
+    `  ${figures.files} files (${figures.excluded} excluded${
+      Object.keys(figures.exclusionsByReason).length
+        ? `: ${Object.entries(figures.exclusionsByReason)
+            .map(([reason, count]) => `${reason} ${count}`)
+            .join(', ')}`
+        : ''
+    }), ${(sourceBytes / 1e6).toFixed(1)} MB source, ${figures.snippets} snippets, ${figures.symbols} symbols`,
+  );
+  log(
+    `  index ${seconds.toFixed(2)} s  (discover ${figures.phasesMs.discover} ms, index ${figures.phasesMs.index} ms, save ${figures.phasesMs.save} ms)  ${figures.filesPerSecond} files/s  ${figures.mbPerSecond} MB/s`,
+  );
+  log(
+    `  CPU ${figures.indexCpuSeconds} s (user+system of this process; 1-min load average ${figures.loadAverage[0]} before, ${figures.loadAverage[1]} after on ${os.cpus().length} cores)`,
+  );
+  log(
+    `  database ${(dbBytes / 1e6).toFixed(1)} MB on disk (page bytes ${(dbPageBytes / 1e6).toFixed(1)} MB), ratio DB/source ${figures.dbRatio}`,
+  );
+  log(
+    `  RSS peak ${figures.rssMB} MB (before ${figures.rssBeforeMB} MB); event-loop delay max ${figures.eventLoopMaxMs} ms, p99 ${figures.eventLoopP99Ms} ms`,
+  );
+  log(
+    `  parser coverage: ${Object.entries(coverage)
+      .map(
+        ([language, parsersByKind]) =>
+          `${language} ${Object.entries(parsersByKind)
+            .map(([parser, count]) => `${parser} ${count}`)
+            .join('/')}`,
+      )
+      .join('; ')}`,
+  );
   for (const note of figures.boundNotes) log(`  bound: ${note}`);
   for (const error of figures.errors) log(`  error: ${error}`);
   return { engine, dbPath, tempDirectory, figures };
@@ -259,7 +367,10 @@ async function incremental(open: OpenIndex, corpus: Corpus, label: string): Prom
     const stat = fs.statSync(absolute);
     let changed: { ms: number; reindexed: number };
     try {
-      fs.writeFileSync(absolute, Buffer.concat([original, Buffer.from(`\n${sample.language === 'python' ? '#' : '//'} bench edit ${Date.now()}\n`)]));
+      fs.writeFileSync(
+        absolute,
+        Buffer.concat([original, Buffer.from(`\n${sample.language === 'python' ? '#' : '//'} bench edit ${Date.now()}\n`)]),
+      );
       const future = new Date(Date.now() + 5_000);
       fs.utimesSync(absolute, future, future);
       changed = await timedSync(open.engine);
@@ -270,10 +381,16 @@ async function incremental(open: OpenIndex, corpus: Corpus, label: string): Prom
     const restored = await timedSync(open.engine);
     const sortedNoChange = [...noChange].sort((a, b) => a - b);
     const figures: IncrementalFigures = {
-      noChangeMs: noChange, noChangeMedianMs: sortedNoChange[1], oneFileChangedMs: changed.ms, oneFileReindexed: changed.reindexed,
-      restoreMs: restored.ms, changedPath: sample.path,
+      noChangeMs: noChange,
+      noChangeMedianMs: sortedNoChange[1],
+      oneFileChangedMs: changed.ms,
+      oneFileReindexed: changed.reindexed,
+      restoreMs: restored.ms,
+      changedPath: sample.path,
     };
-    log(`[${label}] incremental sync: no change ${noChange.join(' / ')} ms (median ${figures.noChangeMedianMs}); 1 file changed ${figures.oneFileChangedMs} ms (${changed.reindexed} re-indexed); restore ${figures.restoreMs} ms`);
+    log(
+      `[${label}] incremental sync: no change ${noChange.join(' / ')} ms (median ${figures.noChangeMedianMs}); 1 file changed ${figures.oneFileChangedMs} ms (${changed.reindexed} re-indexed); restore ${figures.restoreMs} ms`,
+    );
     return figures;
   } catch (error) {
     log(`[${label}] incremental sync failed: ${errorLine(error)}`);
@@ -303,7 +420,9 @@ interface KindFigures extends LatencyStats {
 
 function buildQueries(samples: CorpusSample[], kind: Exclude<Kind, 'hybrid'>, count: number, rng: Random): BenchQuery[] {
   const queries: BenchQuery[] = [];
-  const usable = samples.filter((sample) => (kind === 'phrase' ? sample.phrases.length > 0 : kind === 'symbol' ? sample.symbols.length > 0 : true));
+  const usable = samples.filter((sample) =>
+    kind === 'phrase' ? sample.phrases.length > 0 : kind === 'symbol' ? sample.symbols.length > 0 : true,
+  );
   if (usable.length === 0) return queries;
   while (queries.length < count) {
     const sample = rng.pick(usable);
@@ -323,7 +442,7 @@ function buildQueries(samples: CorpusSample[], kind: Exclude<Kind, 'hybrid'>, co
       }
       case 'long': {
         // A pasted issue (~3 KB): prose with the file's words and a symbol, a frame from another checkout, log lines.
-        const symbol = sample.symbols.length > 0 ? rng.pick(sample.symbols) : sample.words[0] ?? 'value';
+        const symbol = sample.symbols.length > 0 ? rng.pick(sample.symbols) : (sample.words[0] ?? 'value');
         const prose = `When I call ${symbol} the ${sample.words.slice(0, 6).join(' ')} handling fails and the result is wrong.`;
         const frame = `  File "/home/ci/checkout/${sample.path}", line ${rng.int(1, 40)}, in ${symbol}`;
         const word = (index: number) => sample.words[index % Math.max(1, sample.words.length)] ?? 'x';
@@ -390,7 +509,14 @@ interface SearchFigures {
   grepTerms: string[];
 }
 
-async function searchBench(engine: ProjectEngine, samples: CorpusSample[], n: number, grepN: number, seed: number, label: string): Promise<SearchFigures> {
+async function searchBench(
+  engine: ProjectEngine,
+  samples: CorpusSample[],
+  n: number,
+  grepN: number,
+  seed: number,
+  label: string,
+): Promise<SearchFigures> {
   const rng = new Random(seed ^ 0x5eed);
   const kinds: Array<Exclude<Kind, 'hybrid'>> = ['path', 'phrase', 'fullText', 'symbol', 'long'];
   const warmup = kinds.flatMap((kind) => buildQueries(samples, kind, 5, rng));
@@ -410,7 +536,9 @@ async function searchBench(engine: ProjectEngine, samples: CorpusSample[], n: nu
       sameTerms.push(...run.latencies.slice(0, half));
       figures.grepTerms.push(...queries.slice(0, half).map((query) => query.literal as string));
     }
-    log(`  ${kind.padEnd(8)} ${formatStats(stats)}  cpu ${stats.cpuMeanMs.toFixed(2)} ms/query; expected file in results ${(stats.foundRate * 100).toFixed(0)}%, first ${(stats.top1Rate * 100).toFixed(0)}%, ${stats.meanResults} results/query`);
+    log(
+      `  ${kind.padEnd(8)} ${formatStats(stats)}  cpu ${stats.cpuMeanMs.toFixed(2)} ms/query; expected file in results ${(stats.foundRate * 100).toFixed(0)}%, first ${(stats.top1Rate * 100).toFixed(0)}%, ${stats.meanResults} results/query`,
+    );
     log(`           e.g. ${JSON.stringify(queries[0]?.query)}`);
     for (const failure of run.failures) log(`           failed: ${failure}`);
   }
@@ -465,7 +593,16 @@ interface HybridFigures {
   stats: KindFigures | null;
 }
 
-async function hybridBench(dbPath: string, root: string, bounds: Bounds, samples: CorpusSample[], n: number, seed: number, repoRoot: string, label: string): Promise<HybridFigures | undefined> {
+async function hybridBench(
+  dbPath: string,
+  root: string,
+  bounds: Bounds,
+  samples: CorpusSample[],
+  n: number,
+  seed: number,
+  repoRoot: string,
+  label: string,
+): Promise<HybridFigures | undefined> {
   let engine: ProjectEngine | undefined;
   try {
     const { parsers } = await makeParsers(repoRoot);
@@ -479,7 +616,9 @@ async function hybridBench(dbPath: string, root: string, bounds: Bounds, samples
     const run = await runQueries(engine, queries);
     const embeddings = Number(engine.store.database.exec('SELECT COUNT(*) FROM derived_embeddings')[0]?.values[0]?.[0] ?? 0);
     const stats = kindFigures(run, queries.length);
-    log(`[${label}] reopen from disk ${reopenMs} ms (database load), then sync with semantic on ${synced.ms} ms; ${embeddings} stored vectors${embeddings === 0 ? ' — hybrid mode did not store vectors, so these are lexical figures' : ''}`);
+    log(
+      `[${label}] reopen from disk ${reopenMs} ms (database load), then sync with semantic on ${synced.ms} ms; ${embeddings} stored vectors${embeddings === 0 ? ' — hybrid mode did not store vectors, so these are lexical figures' : ''}`,
+    );
     log(`  hybrid   ${formatStats(stats)}  expected file in results ${(stats.foundRate * 100).toFixed(0)}%`);
     return { reopenMs, syncMs: synced.ms, embeddings, active: embeddings > 0, stats };
   } catch (error) {
@@ -512,13 +651,16 @@ async function parseThroughput(corpus: Corpus, repoRoot: string, perLanguage: nu
   log(`[${label}] parse+chunk throughput of the parser chain (${note}), up to ${perLanguage} files per language:`);
   try {
     for (const language of ['typescript', 'python', 'go']) {
-      const texts = corpus.meta.samples.filter((sample) => sample.language === language).slice(0, perLanguage)
+      const texts = corpus.meta.samples
+        .filter((sample) => sample.language === language)
+        .slice(0, perLanguage)
         .map((sample) => ({ path: sample.path, text: fs.readFileSync(path.join(corpus.root, ...sample.path.split('/')), 'utf8') }));
       if (texts.length < 2) continue;
-      const parse = (file: { path: string; text: string }) => chain.parse(
-        { path: file.path, language, text: file.text, lines: splitLines(file.text) },
-        { windowLines: 80, overlapLines: 12, timeoutMs: Math.min(750, Math.max(100, Math.round(file.text.length / 1000))) },
-      );
+      const parse = (file: { path: string; text: string }) =>
+        chain.parse(
+          { path: file.path, language, text: file.text, lines: splitLines(file.text) },
+          { windowLines: 80, overlapLines: 12, timeoutMs: Math.min(750, Math.max(100, Math.round(file.text.length / 1000))) },
+        );
       const firstStarted = performance.now();
       await parse(texts[0]); // loads the grammar, once
       const firstFileMs = round(performance.now() - firstStarted, 1);
@@ -535,11 +677,24 @@ async function parseThroughput(corpus: Corpus, repoRoot: string, perLanguage: nu
       const seconds = (performance.now() - started) / 1000;
       const files = texts.length - 1;
       const entry: ParseThroughput = {
-        language, parsers: kinds, files, bytes, firstFileMs, seconds: round(seconds, 3),
-        mbPerSecond: round(mb(bytes) / seconds, 2), filesPerSecond: round(files / seconds, 1), chunksPerFile: round(chunks / files, 1),
+        language,
+        parsers: kinds,
+        files,
+        bytes,
+        firstFileMs,
+        seconds: round(seconds, 3),
+        mbPerSecond: round(mb(bytes) / seconds, 2),
+        filesPerSecond: round(files / seconds, 1),
+        chunksPerFile: round(chunks / files, 1),
       };
       figures.push(entry);
-      log(`  ${language.padEnd(10)} ${entry.mbPerSecond} MB/s  ${entry.filesPerSecond} files/s  ${entry.chunksPerFile} chunks/file  via ${Object.entries(kinds).map(([kind, count]) => `${kind} ${count}`).join(', ')}  (first file incl. grammar load ${firstFileMs} ms)`);
+      log(
+        `  ${language.padEnd(10)} ${entry.mbPerSecond} MB/s  ${entry.filesPerSecond} files/s  ${entry.chunksPerFile} chunks/file  via ${Object.entries(
+          kinds,
+        )
+          .map(([kind, count]) => `${kind} ${count}`)
+          .join(', ')}  (first file incl. grammar load ${firstFileMs} ms)`,
+      );
     }
   } catch (error) {
     log(`[${label}] parse throughput failed: ${errorLine(error)}`);
@@ -580,7 +735,11 @@ async function workerIndex(root: string, bounds: Bounds, repoRoot: string, label
   const resolution = 10;
   const beyond = (nanoseconds: number) => round(Math.max(0, nanoseconds / 1e6 - resolution), 1);
   let progressEvents = 0;
-  const client = new EngineClient(script, { onProgress: () => { progressEvents++; } });
+  const client = new EngineClient(script, {
+    onProgress: () => {
+      progressEvents++;
+    },
+  });
   const projectKey = 'bench';
   try {
     await client.request('open', { projectKey, root, options: { bounds } });
@@ -597,12 +756,24 @@ async function workerIndex(root: string, bounds: Bounds, repoRoot: string, label
     const health = await client.request('health', { projectKey });
     await client.request('close', { projectKey });
     const figures: WorkerFigures = {
-      script, files: health.files, symbols: health.symbols, syncSeconds: round(seconds, 2), filesPerSecond: round(health.files / seconds, 1),
-      lagP50Ms: beyond(busy.percentile(50)), lagP99Ms: beyond(busy.percentile(99)), lagMaxMs: beyond(busy.max),
-      idleLagP99Ms: beyond(idle.percentile(99)), idleLagMaxMs: beyond(idle.max), progressEvents,
+      script,
+      files: health.files,
+      symbols: health.symbols,
+      syncSeconds: round(seconds, 2),
+      filesPerSecond: round(health.files / seconds, 1),
+      lagP50Ms: beyond(busy.percentile(50)),
+      lagP99Ms: beyond(busy.percentile(99)),
+      lagMaxMs: beyond(busy.max),
+      idleLagP99Ms: beyond(idle.percentile(99)),
+      idleLagMaxMs: beyond(idle.max),
+      progressEvents,
     };
-    log(`[${label}] cold index in the engine worker (${path.relative(repoRoot, script)}): ${figures.files} files, ${figures.symbols} symbols in ${figures.syncSeconds} s (${figures.filesPerSecond} files/s)`);
-    log(`  calling thread event-loop lag during that sync: p50 ${figures.lagP50Ms} ms, p99 ${figures.lagP99Ms} ms, max ${figures.lagMaxMs} ms (idle just before: p99 ${figures.idleLagP99Ms} ms, max ${figures.idleLagMaxMs} ms); ${progressEvents} progress events`);
+    log(
+      `[${label}] cold index in the engine worker (${path.relative(repoRoot, script)}): ${figures.files} files, ${figures.symbols} symbols in ${figures.syncSeconds} s (${figures.filesPerSecond} files/s)`,
+    );
+    log(
+      `  calling thread event-loop lag during that sync: p50 ${figures.lagP50Ms} ms, p99 ${figures.lagP99Ms} ms, max ${figures.lagMaxMs} ms (idle just before: p99 ${figures.idleLagP99Ms} ms, max ${figures.idleLagMaxMs} ms); ${progressEvents} progress events`,
+    );
     return figures;
   } catch (error) {
     log(`[${label}] worker index failed: ${errorLine(error)}`);
@@ -629,31 +800,63 @@ interface CorpusFigures {
 }
 
 async function benchCorpus(corpus: Corpus, args: Args, n: number, repoRoot: string, label: string): Promise<CorpusFigures | undefined> {
-  const bounds: Bounds = { maxFiles: Math.max(10_000, corpus.meta.files * 2), maxTotalBytes: Math.max(50_000_000, corpus.meta.totalBytes * 2), maxDirectories: 1_000_000 };
-  log(`[${label}] bounds raised for the benchmark: maxFiles ${bounds.maxFiles}, maxTotalBytes ${bounds.maxTotalBytes} (defaults 10,000 files / 50,000,000 bytes would drop part of this corpus)`);
+  const bounds: Bounds = {
+    maxFiles: Math.max(10_000, corpus.meta.files * 2),
+    maxTotalBytes: Math.max(50_000_000, corpus.meta.totalBytes * 2),
+    maxDirectories: 1_000_000,
+  };
+  log(
+    `[${label}] bounds raised for the benchmark: maxFiles ${bounds.maxFiles}, maxTotalBytes ${bounds.maxTotalBytes} (defaults 10,000 files / 50,000,000 bytes would drop part of this corpus)`,
+  );
   let open: OpenIndex;
   try {
     open = await coldIndex(label, corpus.root, bounds, repoRoot, true, args.dbDirectory ? path.join(args.dbDirectory, label) : undefined);
-    if (args.dbDirectory) log(`[${label}] --db: the database in ${open.tempDirectory} is reused and kept, so the "cold index" above is cold only on the first run`);
+    if (args.dbDirectory)
+      log(
+        `[${label}] --db: the database in ${open.tempDirectory} is reused and kept, so the "cold index" above is cold only on the first run`,
+      );
   } catch (error) {
     log(`[${label}] cold index failed: ${errorLine(error)}`);
     return undefined;
   }
   const figures: CorpusFigures = {
-    corpus: { root: corpus.root, files: corpus.meta.files, bytes: corpus.meta.totalBytes, reused: corpus.reused, generationSeconds: round(corpus.meta.generationSeconds, 1), git: corpus.meta.git },
-    index: open.figures, incremental: undefined, search: undefined, gitGrep: undefined, rg: undefined, closeMs: NaN, hybrid: undefined, parse: [], worker: undefined, mcp: undefined,
+    corpus: {
+      root: corpus.root,
+      files: corpus.meta.files,
+      bytes: corpus.meta.totalBytes,
+      reused: corpus.reused,
+      generationSeconds: round(corpus.meta.generationSeconds, 1),
+      git: corpus.meta.git,
+    },
+    index: open.figures,
+    incremental: undefined,
+    search: undefined,
+    gitGrep: undefined,
+    rg: undefined,
+    closeMs: NaN,
+    hybrid: undefined,
+    parse: [],
+    worker: undefined,
+    mcp: undefined,
   };
   try {
     figures.incremental = await incremental(open, corpus, label);
     if (!args.indexOnly) {
       figures.search = await searchBench(open.engine, corpus.meta.samples, n, args.grepN, args.seed, label);
       const terms = figures.search.grepTerms;
-      log(`[${label}] baselines on the same corpus and the same ${terms.length} literal terms (${Math.ceil(args.grepN / 2)} phrases + ${Math.ceil(args.grepN / 2)} symbol names); our mean on those exact queries: ${figures.search.sameTerms.meanMs.toFixed(2)} ms`);
-      figures.gitGrep = corpus.meta.git ? await baseline('git-grep', corpus.root, terms, label) : { tool: 'git-grep', version: null, stats: null, meanMatchLines: null, note: 'corpus is not a git repository' };
+      log(
+        `[${label}] baselines on the same corpus and the same ${terms.length} literal terms (${Math.ceil(args.grepN / 2)} phrases + ${Math.ceil(args.grepN / 2)} symbol names); our mean on those exact queries: ${figures.search.sameTerms.meanMs.toFixed(2)} ms`,
+      );
+      figures.gitGrep = corpus.meta.git
+        ? await baseline('git-grep', corpus.root, terms, label)
+        : { tool: 'git-grep', version: null, stats: null, meanMatchLines: null, note: 'corpus is not a git repository' };
       figures.rg = await baseline('rg', corpus.root, terms, label);
       const ours = figures.search.overall.meanMs;
       for (const result of [figures.gitGrep, figures.rg]) {
-        if (result?.stats) log(`  speed-up vs ${result.tool}: ${(result.stats.meanMs / ours).toFixed(1)}× (all kinds), ${(result.stats.meanMs / figures.search.sameTerms.meanMs).toFixed(1)}× (same phrase/symbol queries)`);
+        if (result?.stats)
+          log(
+            `  speed-up vs ${result.tool}: ${(result.stats.meanMs / ours).toFixed(1)}× (all kinds), ${(result.stats.meanMs / figures.search.sameTerms.meanMs).toFixed(1)}× (same phrase/symbol queries)`,
+          );
       }
     }
   } finally {
@@ -664,14 +867,23 @@ async function benchCorpus(corpus: Corpus, args: Args, n: number, repoRoot: stri
   if (!args.indexOnly && !args.skipMcp) {
     try {
       figures.mcp = await mcpBench({
-        cli: path.join(repoRoot, 'dist', 'cli.js'), root: corpus.root, dbPath: open.dbPath, bounds, samples: corpus.meta.samples,
-        n, cliN: Math.min(n, 10), seed: args.seed, label, log,
+        cli: path.join(repoRoot, 'dist', 'cli.js'),
+        root: corpus.root,
+        dbPath: open.dbPath,
+        bounds,
+        samples: corpus.meta.samples,
+        n,
+        cliN: Math.min(n, 10),
+        seed: args.seed,
+        label,
+        log,
       });
     } catch (error) {
       log(`[${label}] pk mcp bench failed: ${errorLine(error)}`);
     }
   }
-  if (!args.indexOnly && !args.skipHybrid) figures.hybrid = await hybridBench(open.dbPath, corpus.root, bounds, corpus.meta.samples, n, args.seed, repoRoot, label);
+  if (!args.indexOnly && !args.skipHybrid)
+    figures.hybrid = await hybridBench(open.dbPath, corpus.root, bounds, corpus.meta.samples, n, args.seed, repoRoot, label);
   if (!args.indexOnly) figures.parse = await parseThroughput(corpus, repoRoot, 300, label);
   if (!args.skipWorker) figures.worker = await workerIndex(corpus.root, bounds, repoRoot, label);
   if (args.keepDb || args.dbDirectory) log(`[${label}] database kept at ${open.dbPath}`);
@@ -711,7 +923,8 @@ function pythonStdlib(): { root: string; note: string } | undefined {
     };
     for (const version of fs.readdirSync(pyenv).sort(newestFirst)) {
       const lib = path.join(pyenv, version, 'lib');
-      for (const name of fs.existsSync(lib) ? fs.readdirSync(lib).sort() : []) if (/^python3\.\d+$/.test(name)) candidates.push(path.join(lib, name));
+      for (const name of fs.existsSync(lib) ? fs.readdirSync(lib).sort() : [])
+        if (/^python3\.\d+$/.test(name)) candidates.push(path.join(lib, name));
     }
   } catch {
     // no pyenv
@@ -743,7 +956,14 @@ const projectQueries: RealQuery[] = [
   { query: 'bm25 matchinfo ranking', expectPath: 'src/core/store.ts' },
 ];
 
-async function benchReal(label: string, root: string, queries: RealQuery[], repoRoot: string, reps: number, useGit = true): Promise<RealFigures | undefined> {
+async function benchReal(
+  label: string,
+  root: string,
+  queries: RealQuery[],
+  repoRoot: string,
+  reps: number,
+  useGit = true,
+): Promise<RealFigures | undefined> {
   const bounds: Bounds = { maxFiles: 100_000, maxTotalBytes: 2_000_000_000, maxDirectories: 1_000_000 };
   let open: OpenIndex;
   try {
@@ -773,8 +993,17 @@ async function benchReal(label: string, root: string, queries: RealQuery[], repo
       }
       latencies.push(...times);
       const stats = summarize(times);
-      figures.queries.push({ query: query.query, expectPath: query.expectPath ?? null, meanMs: stats.meanMs, p99Ms: stats.p99Ms, found, topPath });
-      log(`  ${stats.meanMs.toFixed(2).padStart(7)} ms  ${found ? 'found' : 'MISS '}  ${JSON.stringify(query.query)}${query.expectPath ? ` → ${query.expectPath}` : ''} (top: ${topPath ?? 'none'})`);
+      figures.queries.push({
+        query: query.query,
+        expectPath: query.expectPath ?? null,
+        meanMs: stats.meanMs,
+        p99Ms: stats.p99Ms,
+        found,
+        topPath,
+      });
+      log(
+        `  ${stats.meanMs.toFixed(2).padStart(7)} ms  ${found ? 'found' : 'MISS '}  ${JSON.stringify(query.query)}${query.expectPath ? ` → ${query.expectPath}` : ''} (top: ${topPath ?? 'none'})`,
+      );
     }
     figures.searchMeanMs = latencies.length ? summarize(latencies).meanMs : null;
     if (figures.searchMeanMs !== null) log(`  mean over these queries: ${figures.searchMeanMs.toFixed(2)} ms (${reps} runs each)`);
@@ -799,19 +1028,22 @@ async function main(): Promise<void> {
   fs.mkdirSync(cacheDirectory, { recursive: true });
   const gitVersion = await commandVersion('git');
   const rgVersion = await commandVersion('rg');
-  log(`Project Knowledge benchmark — node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()}`);
+  log(
+    `Project Knowledge benchmark — node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()}`,
+  );
   log(`  git: ${gitVersion ?? 'missing'}; rg: ${rgVersion ?? 'missing (rgMeanMs will be null)'}`);
   if (!args.large) log(`  (50,000-file figures are skipped by default; run them with: npm run build && node dist/bench.js --large)`);
   log();
 
   let main: CorpusFigures | undefined;
-  if (!args.skipCorpus) try {
-    const corpus = ensureCorpus(cacheDirectory, args.files, args.seed, log);
-    log();
-    main = await benchCorpus(corpus, args, args.n, repoRoot, `corpus-${args.files}`);
-  } catch (error) {
-    log(`[corpus-${args.files}] failed: ${errorLine(error)}`);
-  }
+  if (!args.skipCorpus)
+    try {
+      const corpus = ensureCorpus(cacheDirectory, args.files, args.seed, log);
+      log();
+      main = await benchCorpus(corpus, args, args.n, repoRoot, `corpus-${args.files}`);
+    } catch (error) {
+      log(`[corpus-${args.files}] failed: ${errorLine(error)}`);
+    }
   log();
 
   let large: CorpusFigures | undefined;
@@ -902,28 +1134,62 @@ async function main(): Promise<void> {
     speedupVsRg: main?.rg?.stats && search ? round(main.rg.stats.meanMs / search.overall.meanMs, 2) : null,
     large: large
       ? {
-        files: large.index.files, sourceBytes: large.index.sourceBytes, indexSeconds: large.index.indexSeconds, filesPerSecond: large.index.filesPerSecond,
-        dbBytes: large.index.dbBytes, rssMB: large.index.rssMB, searchMeanMs: large.search?.overall.meanMs ?? null, searchP50Ms: large.search?.overall.p50Ms ?? null,
-        searchP99Ms: large.search?.overall.p99Ms ?? null, path: large.search?.kinds.path ?? null, phrase: large.search?.kinds.phrase ?? null,
-        fullText: large.search?.kinds.fullText ?? null, symbol: large.search?.kinds.symbol ?? null,
-        hybrid: large.hybrid?.stats ? { ...large.hybrid.stats, active: large.hybrid.active, embeddings: large.hybrid.embeddings } : null,
-        gitGrepMeanMs: large.gitGrep?.stats?.meanMs ?? null, rgMeanMs: large.rg?.stats?.meanMs ?? null,
-        incrementalNoChangeMs: large.incremental?.noChangeMedianMs ?? null, incrementalOneFileMs: large.incremental?.oneFileChangedMs ?? null,
-      }
+          files: large.index.files,
+          sourceBytes: large.index.sourceBytes,
+          indexSeconds: large.index.indexSeconds,
+          filesPerSecond: large.index.filesPerSecond,
+          dbBytes: large.index.dbBytes,
+          rssMB: large.index.rssMB,
+          searchMeanMs: large.search?.overall.meanMs ?? null,
+          searchP50Ms: large.search?.overall.p50Ms ?? null,
+          searchP99Ms: large.search?.overall.p99Ms ?? null,
+          path: large.search?.kinds.path ?? null,
+          phrase: large.search?.kinds.phrase ?? null,
+          fullText: large.search?.kinds.fullText ?? null,
+          symbol: large.search?.kinds.symbol ?? null,
+          hybrid: large.hybrid?.stats ? { ...large.hybrid.stats, active: large.hybrid.active, embeddings: large.hybrid.embeddings } : null,
+          gitGrepMeanMs: large.gitGrep?.stats?.meanMs ?? null,
+          rgMeanMs: large.rg?.stats?.meanMs ?? null,
+          incrementalNoChangeMs: large.incremental?.noChangeMedianMs ?? null,
+          incrementalOneFileMs: large.incremental?.oneFileChangedMs ?? null,
+        }
       : null,
     real: real.map((entry) => ({
-      label: entry.label, root: entry.root, files: entry.index.files, sourceBytes: entry.index.sourceBytes, indexSeconds: entry.index.indexSeconds,
-      dbBytes: entry.index.dbBytes, rssMB: entry.index.rssMB, parsersUsed: entry.index.parsersUsed, searchMeanMs: entry.searchMeanMs,
-      found: entry.queries.filter((query) => query.found).length, queries: entry.queries.length,
+      label: entry.label,
+      root: entry.root,
+      files: entry.index.files,
+      sourceBytes: entry.index.sourceBytes,
+      indexSeconds: entry.index.indexSeconds,
+      dbBytes: entry.index.dbBytes,
+      rssMB: entry.index.rssMB,
+      parsersUsed: entry.index.parsersUsed,
+      searchMeanMs: entry.searchMeanMs,
+      found: entry.queries.filter((query) => query.found).length,
+      queries: entry.queries.length,
     })),
   };
   log('Summary (JSON on the last line):');
-  log(`  ${summary.files ?? '?'} files indexed in ${summary.indexSeconds ?? '?'} s; search mean ${summary.searchMeanMs ?? '?'} ms, p99 ${summary.searchP99Ms ?? '?'} ms; git grep ${summary.gitGrepMeanMs ?? 'n/a'} ms; rg ${summary.rgMeanMs ?? 'n/a'} ms; DB ${summary.dbRatio ?? '?'}× source; RSS ${summary.rssMB ?? '?'} MB`);
+  log(
+    `  ${summary.files ?? '?'} files indexed in ${summary.indexSeconds ?? '?'} s; search mean ${summary.searchMeanMs ?? '?'} ms, p99 ${summary.searchP99Ms ?? '?'} ms; git grep ${summary.gitGrepMeanMs ?? 'n/a'} ms; rg ${summary.rgMeanMs ?? 'n/a'} ms; DB ${summary.dbRatio ?? '?'}× source; RSS ${summary.rssMB ?? '?'} MB`,
+  );
   console.log(JSON.stringify(summary));
 }
 
 main().catch((error: unknown) => {
-  console.log(`benchmark failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-  console.log(JSON.stringify({ bench: 'project-knowledge', error: errorLine(error), files: null, indexSeconds: null, searchMeanMs: null, searchP99Ms: null, gitGrepMeanMs: null, rgMeanMs: null, dbBytes: null, rssMB: null }));
+  console.log(`benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  console.log(
+    JSON.stringify({
+      bench: 'project-knowledge',
+      error: errorLine(error),
+      files: null,
+      indexSeconds: null,
+      searchMeanMs: null,
+      searchP99Ms: null,
+      gitGrepMeanMs: null,
+      rgMeanMs: null,
+      dbBytes: null,
+      rssMB: null,
+    }),
+  );
   process.exitCode = 1;
 });

@@ -2,7 +2,18 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { domainWords, generateGo, generatePython, generateTypeScript, kebab, pickNoun, setDomain, snake, type CorpusLanguage, type GeneratedFile } from './generators';
+import {
+  domainWords,
+  generateGo,
+  generatePython,
+  generateTypeScript,
+  kebab,
+  pickNoun,
+  setDomain,
+  snake,
+  type CorpusLanguage,
+  type GeneratedFile,
+} from './generators';
 import { deriveSeed, Random } from './random';
 import { nouns } from './vocabulary';
 
@@ -37,13 +48,22 @@ export interface Corpus {
 
 const gitEnv = {
   ...process.env,
-  GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid',
-  GIT_AUTHOR_DATE: '2024-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z', GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'Bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.invalid',
+  GIT_COMMITTER_NAME: 'Bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.invalid',
+  GIT_AUTHOR_DATE: '2024-01-01T00:00:00Z',
+  GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z',
+  GIT_CONFIG_NOSYSTEM: '1',
 };
 
 function git(cwd: string, args: string[]): string {
   return execFileSync('git', ['-c', 'core.hooksPath=/dev/null', '-c', 'commit.gpgsign=false', '-c', 'core.autocrlf=false', ...args], {
-    cwd, env: gitEnv, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd,
+    env: gitEnv,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'pipe'],
   }).trim();
 }
 
@@ -65,7 +85,20 @@ const guardedDirectoryNames = new Set(['coverage', 'build', 'vendor', 'target', 
 const directoryName = (noun: string): string => (guardedDirectoryNames.has(noun) ? 'core' : noun);
 
 function layoutFor(rng: Random, index: number, taken: Set<string>): Layout {
-  const packages = ['billing', 'catalog', 'checkout', 'fleet', 'insights', 'ledger', 'notifications', 'platform', 'search', 'storefront', 'telemetry', 'workspace'];
+  const packages = [
+    'billing',
+    'catalog',
+    'checkout',
+    'fleet',
+    'insights',
+    'ledger',
+    'notifications',
+    'platform',
+    'search',
+    'storefront',
+    'telemetry',
+    'workspace',
+  ];
   const domainIndex = index % packages.length;
   const domainNouns = domainWords(domainIndex);
   setDomain(domainNouns);
@@ -112,7 +145,10 @@ function generateFile(rng: Random, layout: Layout): GeneratedFile {
       return generateTypeScript(rng, layout.topic, target, imports);
     }
     case 'python': {
-      const imports = Array.from({ length: rng.int(1, 4) }, () => `${pickNoun(rng)}_app.${pickNoun(rng)}.${snake([rng.pick(nouns), rng.pick(nouns)])}`);
+      const imports = Array.from(
+        { length: rng.int(1, 4) },
+        () => `${pickNoun(rng)}_app.${pickNoun(rng)}.${snake([rng.pick(nouns), rng.pick(nouns)])}`,
+      );
       return generatePython(rng, layout.topic, target, imports);
     }
     default: {
@@ -131,7 +167,13 @@ function readMeta(metaPath: string): CorpusMeta | undefined {
 }
 
 /** True when the cached corpus is complete and unmodified (its git tree is clean at the recorded HEAD). */
-function cachedCorpusUsable(root: string, meta: CorpusMeta | undefined, files: number, seed: number, log: (line: string) => void): meta is CorpusMeta {
+function cachedCorpusUsable(
+  root: string,
+  meta: CorpusMeta | undefined,
+  files: number,
+  seed: number,
+  log: (line: string) => void,
+): meta is CorpusMeta {
   if (!meta || meta.generatorVersion !== generatorVersion || meta.files !== files || meta.seed !== seed) return false;
   if (!fs.existsSync(root)) return false;
   if (!meta.git) return meta.samples.every((sample) => fs.existsSync(path.join(root, sample.path)));
@@ -158,7 +200,9 @@ export function ensureCorpus(cacheDirectory: string, files: number, seed: number
   const metaPath = path.join(cacheDirectory, `corpus-${files}.meta.json`);
   const cached = readMeta(metaPath);
   if (cachedCorpusUsable(root, cached, files, seed, log)) {
-    log(`Corpus: reusing ${root} (generator v${generatorVersion}, seed ${seed}, ${cached.files} files, ${(cached.totalBytes / 1e6).toFixed(1)} MB; generated earlier in ${cached.generationSeconds.toFixed(1)} s)`);
+    log(
+      `Corpus: reusing ${root} (generator v${generatorVersion}, seed ${seed}, ${cached.files} files, ${(cached.totalBytes / 1e6).toFixed(1)} MB; generated earlier in ${cached.generationSeconds.toFixed(1)} s)`,
+    );
     return { root, meta: cached, reused: true };
   }
   log(`Corpus: generating ${files} files into ${root} (generator v${generatorVersion}, seed ${seed}) ...`);
@@ -183,7 +227,14 @@ export function ensureCorpus(cacheDirectory: string, files: number, seed: number
     const bytes = Buffer.from(generated.text, 'utf8');
     fs.writeFileSync(absolute, bytes);
     totalBytes += bytes.length;
-    samples.push({ path: layout.path, language: layout.language, bytes: bytes.length, phrases: generated.phrases.slice(0, 3), symbols: generated.symbols.slice(0, 6), words: generated.words });
+    samples.push({
+      path: layout.path,
+      language: layout.language,
+      bytes: bytes.length,
+      phrases: generated.phrases.slice(0, 3),
+      symbols: generated.symbols.slice(0, 6),
+      words: generated.words,
+    });
   }
   const writtenSeconds = (performance.now() - started) / 1000;
   log(`  wrote ${files} files, ${(totalBytes / 1e6).toFixed(1)} MB in ${writtenSeconds.toFixed(1)} s`);
@@ -197,9 +248,20 @@ export function ensureCorpus(cacheDirectory: string, files: number, seed: number
     usedGit = true;
     log(`  git repository committed at ${head.slice(0, 12)}`);
   } catch (error) {
-    log(`  git failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); the corpus is a plain folder and git grep will be skipped`);
+    log(
+      `  git failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); the corpus is a plain folder and git grep will be skipped`,
+    );
   }
-  const meta: CorpusMeta = { generatorVersion, seed, files, totalBytes, head, git: usedGit, generationSeconds: (performance.now() - started) / 1000, samples };
+  const meta: CorpusMeta = {
+    generatorVersion,
+    seed,
+    files,
+    totalBytes,
+    head,
+    git: usedGit,
+    generationSeconds: (performance.now() - started) / 1000,
+    samples,
+  };
   fs.writeFileSync(metaPath, JSON.stringify(meta));
   log(`  corpus ready in ${meta.generationSeconds.toFixed(1)} s`);
   return { root, meta, reused: false };

@@ -80,7 +80,10 @@ export async function serveBenchMcp(argv: string[]): Promise<number> {
   const log = { info: () => undefined, warn: write, error: write };
   const grammarDirectory = path.join(__dirname, 'grammars');
   const engine = await ProjectEngine.open({
-    root, dbPath, ports: nodePorts(log), parsers: createStructuralParsers({ grammarDirectory, queryDirectory: grammarDirectory }),
+    root,
+    dbPath,
+    ports: nodePorts(log),
+    parsers: createStructuralParsers({ grammarDirectory, queryDirectory: grammarDirectory }),
     options: { bounds: { maxFiles: Number(maxFiles), maxTotalBytes: Number(maxTotalBytes), maxDirectories: 1_000_000 } },
   });
   return serveMcp(engine);

@@ -51,7 +51,10 @@ export function defaultGrammarPaths(root: string = findRepositoryRoot()): Gramma
   if (fs.existsSync(path.join(bundled, 'manifest.json')) && fs.readdirSync(bundled).some((file) => file.endsWith('.wasm'))) {
     return { grammarDirectory: bundled, queryDirectory: bundled };
   }
-  return { grammarDirectory: path.join(root, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'), queryDirectory: path.join(root, 'grammars') };
+  return {
+    grammarDirectory: path.join(root, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'),
+    queryDirectory: path.join(root, 'grammars'),
+  };
 }
 
 /** The parse options sync.ts passes for a file of this length (window 80, overlap 12). */
@@ -70,14 +73,25 @@ export function readSource(file: string): { text: string; lines: string[]; bytes
 }
 
 /** Parses one file through a chain exactly as sync.ts does. */
-export function parseWithChain(chain: ParserChain, relativePath: string, language: string, text: string, lines: string[]): Promise<ParseResult> {
+export function parseWithChain(
+  chain: ParserChain,
+  relativePath: string,
+  language: string,
+  text: string,
+  lines: string[],
+): Promise<ParseResult> {
   return chain.parse({ path: relativePath, language, text, lines }, syncParseOptions(text.length));
 }
 
 // ---- real files on this machine ----------------------------------------------------------------
 
 /** Lists files under a folder, sorted, skipping dependency and test folders, bounded. */
-export function listFiles(root: string, accept: (file: string) => boolean, limit = 20_000, skipDirectory: (name: string) => boolean = () => false): string[] {
+export function listFiles(
+  root: string,
+  accept: (file: string) => boolean,
+  limit = 20_000,
+  skipDirectory: (name: string) => boolean = () => false,
+): string[] {
   const found: string[] = [];
   const walk = (directory: string, depth: number): void => {
     if (found.length >= limit || depth > 12) return;
@@ -113,14 +127,20 @@ export const pythonSlicePackages = ['asyncio', 'collections', 'concurrent', 'ema
  */
 export function pythonStdlibSlice(stdlib: string): string[] {
   const accept = (file: string) => file.endsWith('.py') && fs.statSync(file).size <= maxFileBytes;
-  const topLevel = fs.readdirSync(stdlib).sort().map((name) => path.join(stdlib, name)).filter((file) => fs.statSync(file).isFile() && accept(file));
+  const topLevel = fs
+    .readdirSync(stdlib)
+    .sort()
+    .map((name) => path.join(stdlib, name))
+    .filter((file) => fs.statSync(file).isFile() && accept(file));
   const packages = pythonSlicePackages.flatMap((name) => listFiles(path.join(stdlib, name), accept, 5000, isTestDirectory));
   return [...topLevel, ...packages];
 }
 
 function execFileText(command: string, args: string[], timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { timeout: timeoutMs, maxBuffer: 1 << 20 }, (error: Error | null, stdout) => (error ? reject(error) : resolve(stdout.toString())));
+    execFile(command, args, { timeout: timeoutMs, maxBuffer: 1 << 20 }, (error: Error | null, stdout) =>
+      error ? reject(error) : resolve(stdout.toString()),
+    );
   });
 }
 
@@ -205,13 +225,20 @@ export async function collectRealFiles(root: string, bytesPerLanguage: number): 
       }
       if (taken > 0) sources.push(`${label} (${taken})`);
     };
-    const corpusFiles = listFiles(path.join(corpus, language), (file) => file.endsWith('.txt') && languageForPath(file.replace(/\.txt$/, '')) === language);
+    const corpusFiles = listFiles(
+      path.join(corpus, language),
+      (file) => file.endsWith('.txt') && languageForPath(file.replace(/\.txt$/, '')) === language,
+    );
     take(corpusFiles, 'labelled corpus');
     if (language === 'python' && stdlib) take(pythonStdlibSlice(stdlib), `python stdlib slice ${stdlib}`);
     for (const directory of roots[language] ?? []) {
       if (bytes >= bytesPerLanguage || !fs.existsSync(directory)) continue;
-      const accept = (file: string) => languageForPath(file) === language && (language !== 'typescript' || isTypeScriptSource(file)) && !/\.min\.js$/.test(file);
-      take(listFiles(directory, accept, 4000, (name) => name === 'node_modules' || name.startsWith('.')), directory);
+      const accept = (file: string) =>
+        languageForPath(file) === language && (language !== 'typescript' || isTypeScriptSource(file)) && !/\.min\.js$/.test(file);
+      take(
+        listFiles(directory, accept, 4000, (name) => name === 'node_modules' || name.startsWith('.')),
+        directory,
+      );
     }
     result.push({ language, files, sources });
   }
@@ -264,7 +291,9 @@ export async function runParseBench(options: ParseBenchOptions = {}): Promise<Re
   let totalBytes = 0;
   let totalFiles = 0;
   let totalMs = 0;
-  log(`parse bench: parse+chunk through the parser chain (grammars ${grammarDirectory}, queries ${queryDirectory}), up to ${megabytes(bytesPerLanguage).toFixed(2)} MB of real files per language`);
+  log(
+    `parse bench: parse+chunk through the parser chain (grammars ${grammarDirectory}, queries ${queryDirectory}), up to ${megabytes(bytesPerLanguage).toFixed(2)} MB of real files per language`,
+  );
   try {
     for (const { language, files, sources } of await collectRealFiles(root, bytesPerLanguage)) {
       if (files.length === 0) {
@@ -275,7 +304,18 @@ export async function runParseBench(options: ParseBenchOptions = {}): Promise<Re
       const warm = performance.now();
       await chain.parse({ path: `warm-up.${language}`, language, text: 'x', lines: ['x'] }, syncParseOptions(1));
       grammarLoadMs[language] = round(performance.now() - warm, 1);
-      const figures: LanguageFigures = { files: 0, bytes: 0, parseMs: 0, mbPerSecond: 0, filesPerSecond: 0, declarations: 0, chunks: 0, parsers: {}, fallbackReasons: {}, sources };
+      const figures: LanguageFigures = {
+        files: 0,
+        bytes: 0,
+        parseMs: 0,
+        mbPerSecond: 0,
+        filesPerSecond: 0,
+        declarations: 0,
+        chunks: 0,
+        parsers: {},
+        fallbackReasons: {},
+        sources,
+      };
       for (const file of files) {
         const source = readSource(file);
         const relative = path.basename(file).replace(/\.txt$/, '');
@@ -285,9 +325,12 @@ export async function runParseBench(options: ParseBenchOptions = {}): Promise<Re
         figures.files++;
         figures.bytes += source.bytes;
         figures.chunks += result.chunks.length;
-        figures.declarations += new Set(result.chunks.flatMap((chunk) => (chunk.symbol ? [`${chunk.symbol.qualifiedName}@${chunk.symbol.startLine}`] : []))).size;
+        figures.declarations += new Set(
+          result.chunks.flatMap((chunk) => (chunk.symbol ? [`${chunk.symbol.qualifiedName}@${chunk.symbol.startLine}`] : [])),
+        ).size;
         figures.parsers[result.parser] = (figures.parsers[result.parser] ?? 0) + 1;
-        if (result.fallbackReason) figures.fallbackReasons[result.fallbackReason] = (figures.fallbackReasons[result.fallbackReason] ?? 0) + 1;
+        if (result.fallbackReason)
+          figures.fallbackReasons[result.fallbackReason] = (figures.fallbackReasons[result.fallbackReason] ?? 0) + 1;
       }
       figures.mbPerSecond = round(megabytes(figures.bytes) / (figures.parseMs / 1000));
       figures.filesPerSecond = round(figures.files / (figures.parseMs / 1000), 1);
@@ -297,14 +340,26 @@ export async function runParseBench(options: ParseBenchOptions = {}): Promise<Re
       totalFiles += figures.files;
       totalMs += figures.parseMs;
       byLanguage[language] = figures;
-      const parsers = Object.entries(figures.parsers).map(([kind, count]) => `${kind} ${count}`).join(', ');
-      log(`  ${language.padEnd(10)} ${String(figures.files).padStart(4)} files ${megabytes(figures.bytes).toFixed(2).padStart(6)} MB  ${figures.mbPerSecond.toFixed(2).padStart(6)} MB/s ${figures.filesPerSecond.toFixed(1).padStart(7)} files/s  ${figures.declarations} declarations  [${parsers}]  grammar load ${grammarLoadMs[language]} ms  from ${sources.join('; ')}${figures.note ? `  (${figures.note})` : ''}`);
+      const parsers = Object.entries(figures.parsers)
+        .map(([kind, count]) => `${kind} ${count}`)
+        .join(', ');
+      log(
+        `  ${language.padEnd(10)} ${String(figures.files).padStart(4)} files ${megabytes(figures.bytes).toFixed(2).padStart(6)} MB  ${figures.mbPerSecond.toFixed(2).padStart(6)} MB/s ${figures.filesPerSecond.toFixed(1).padStart(7)} files/s  ${figures.declarations} declarations  [${parsers}]  grammar load ${grammarLoadMs[language]} ms  from ${sources.join('; ')}${figures.note ? `  (${figures.note})` : ''}`,
+      );
     }
   } finally {
     chain.dispose();
   }
-  const overall = { files: totalFiles, bytes: totalBytes, parseMs: round(totalMs, 1), mbPerSecond: round(megabytes(totalBytes) / (totalMs / 1000)), filesPerSecond: round(totalFiles / (totalMs / 1000), 1) };
-  log(`  ${'all'.padEnd(10)} ${String(totalFiles).padStart(4)} files ${megabytes(totalBytes).toFixed(2).padStart(6)} MB  ${overall.mbPerSecond.toFixed(2).padStart(6)} MB/s ${overall.filesPerSecond.toFixed(1).padStart(7)} files/s`);
+  const overall = {
+    files: totalFiles,
+    bytes: totalBytes,
+    parseMs: round(totalMs, 1),
+    mbPerSecond: round(megabytes(totalBytes) / (totalMs / 1000)),
+    filesPerSecond: round(totalFiles / (totalMs / 1000), 1),
+  };
+  log(
+    `  ${'all'.padEnd(10)} ${String(totalFiles).padStart(4)} files ${megabytes(totalBytes).toFixed(2).padStart(6)} MB  ${overall.mbPerSecond.toFixed(2).padStart(6)} MB/s ${overall.filesPerSecond.toFixed(1).padStart(7)} files/s`,
+  );
   return { parseChunk: { byLanguage, overall, grammarLoadMs, bytesPerLanguage, grammarDirectory, queryDirectory } };
 }
 
@@ -328,24 +383,67 @@ class Lcg {
   }
 }
 
-const words = ['account', 'buffer', 'cache', 'cookie', 'digest', 'event', 'header', 'index', 'ledger', 'message', 'order', 'payload', 'queue', 'record', 'session', 'token', 'upload', 'vector', 'window', 'zone'];
+const words = [
+  'account',
+  'buffer',
+  'cache',
+  'cookie',
+  'digest',
+  'event',
+  'header',
+  'index',
+  'ledger',
+  'message',
+  'order',
+  'payload',
+  'queue',
+  'record',
+  'session',
+  'token',
+  'upload',
+  'vector',
+  'window',
+  'zone',
+];
 const verbs = ['build', 'check', 'load', 'merge', 'parse', 'read', 'render', 'resolve', 'send', 'store', 'update', 'validate'];
 const pascal = (parts: string[]) => parts.map((part) => part[0].toUpperCase() + part.slice(1)).join('');
 const camel = (parts: string[]) => parts[0] + pascal(parts.slice(1));
 
 function typeScriptFile(rng: Lcg, index: number): string {
   const noun = rng.pick(words);
-  const lines = [`import { ${pascal([rng.pick(words), 'options'])} } from './shared';`, '', `/** Handles ${noun} ${index}. */`, `export interface ${pascal([noun, 'shape', String(index)])} {`, '  id: string;', '  size: number;', '}', ''];
+  const lines = [
+    `import { ${pascal([rng.pick(words), 'options'])} } from './shared';`,
+    '',
+    `/** Handles ${noun} ${index}. */`,
+    `export interface ${pascal([noun, 'shape', String(index)])} {`,
+    '  id: string;',
+    '  size: number;',
+    '}',
+    '',
+  ];
   for (let c = 0; c < rng.int(1, 3); c++) {
-    lines.push(`export class ${pascal([noun, rng.pick(words), String(index), String(c)])} {`, '  private readonly items = new Map<string, number>();', '  constructor(private readonly limit: number) {}');
+    lines.push(
+      `export class ${pascal([noun, rng.pick(words), String(index), String(c)])} {`,
+      '  private readonly items = new Map<string, number>();',
+      '  constructor(private readonly limit: number) {}',
+    );
     for (let m = 0; m < rng.int(2, 6); m++) {
       const verb = rng.pick(verbs);
-      lines.push(`  ${camel([verb, rng.pick(words)])}${m}(input: string): number {`, `    const value = input.length + this.limit * ${m};`, `    if (value > ${rng.int(5, 500)}) this.items.set(input, value);`, `    return this.items.get(input) ?? ${rng.int(0, 9)};`, '  }');
+      lines.push(
+        `  ${camel([verb, rng.pick(words)])}${m}(input: string): number {`,
+        `    const value = input.length + this.limit * ${m};`,
+        `    if (value > ${rng.int(5, 500)}) this.items.set(input, value);`,
+        `    return this.items.get(input) ?? ${rng.int(0, 9)};`,
+        '  }',
+      );
     }
     lines.push('}', '');
   }
   for (let f = 0; f < rng.int(1, 4); f++) {
-    lines.push(`export const ${camel([rng.pick(verbs), noun, String(f)])} = (text: string): string[] => text.split('${rng.pick(words)}').filter(Boolean);`, '');
+    lines.push(
+      `export const ${camel([rng.pick(verbs), noun, String(f)])} = (text: string): string[] => text.split('${rng.pick(words)}').filter(Boolean);`,
+      '',
+    );
   }
   return lines.join('\n');
 }
@@ -354,14 +452,34 @@ function pythonFile(rng: Lcg, index: number): string {
   const noun = rng.pick(words);
   const lines = ['import os', `from .shared import ${rng.pick(words)}_options`, '', ''];
   for (let c = 0; c < rng.int(1, 3); c++) {
-    lines.push(`class ${pascal([noun, rng.pick(words), String(index), String(c)])}:`, `    """Keeps ${noun} records."""`, '', '    def __init__(self, limit):', '        self.limit = limit', '        self.items = {}', '');
+    lines.push(
+      `class ${pascal([noun, rng.pick(words), String(index), String(c)])}:`,
+      `    """Keeps ${noun} records."""`,
+      '',
+      '    def __init__(self, limit):',
+      '        self.limit = limit',
+      '        self.items = {}',
+      '',
+    );
     for (let m = 0; m < rng.int(2, 6); m++) {
-      lines.push(`    def ${rng.pick(verbs)}_${rng.pick(words)}_${m}(self, value):`, `        total = len(value) + self.limit * ${m}`, `        if total > ${rng.int(5, 500)}:`, '            self.items[value] = total', '        return self.items.get(value, 0)', '');
+      lines.push(
+        `    def ${rng.pick(verbs)}_${rng.pick(words)}_${m}(self, value):`,
+        `        total = len(value) + self.limit * ${m}`,
+        `        if total > ${rng.int(5, 500)}:`,
+        '            self.items[value] = total',
+        '        return self.items.get(value, 0)',
+        '',
+      );
     }
     lines.push('');
   }
   for (let f = 0; f < rng.int(1, 4); f++) {
-    lines.push(`def ${rng.pick(verbs)}_${noun}_{f}(path):`.replace('{f}', String(f)), `    return os.path.join(path, "${rng.pick(words)}")`, '', '');
+    lines.push(
+      `def ${rng.pick(verbs)}_${noun}_{f}(path):`.replace('{f}', String(f)),
+      `    return os.path.join(path, "${rng.pick(words)}")`,
+      '',
+      '',
+    );
   }
   return lines.join('\n');
 }
@@ -373,10 +491,24 @@ function goFile(rng: Lcg, index: number): string {
     const type = pascal([noun, rng.pick(words), String(index), String(c)]);
     lines.push(`// ${type} keeps ${noun} records.`, `type ${type} struct {`, '\tlimit int', '\titems map[string]int', '}', '');
     for (let m = 0; m < rng.int(2, 5); m++) {
-      lines.push(`func (s *${type}) ${pascal([rng.pick(verbs), rng.pick(words)])}${m}(input string) int {`, `\tvalue := len(input) + s.limit*${m}`, `\tif value > ${rng.int(5, 500)} {`, '\t\ts.items[input] = value', '\t}', '\treturn s.items[input]', '}', '');
+      lines.push(
+        `func (s *${type}) ${pascal([rng.pick(verbs), rng.pick(words)])}${m}(input string) int {`,
+        `\tvalue := len(input) + s.limit*${m}`,
+        `\tif value > ${rng.int(5, 500)} {`,
+        '\t\ts.items[input] = value',
+        '\t}',
+        '\treturn s.items[input]',
+        '}',
+        '',
+      );
     }
   }
-  lines.push(`func Describe${pascal([noun])}${index}(parts []string) string {`, '\treturn fmt.Sprintf("%d", len(strings.Join(parts, ",")))', '}', '');
+  lines.push(
+    `func Describe${pascal([noun])}${index}(parts []string) string {`,
+    '\treturn fmt.Sprintf("%d", len(strings.Join(parts, ",")))',
+    '}',
+    '',
+  );
   return lines.join('\n');
 }
 
@@ -395,11 +527,12 @@ export function generateLagProject(directory: string, files: number, seed = 2024
     const folder = path.join(directory, `module${String(index % 40).padStart(2, '0')}`, `part${index % 7}`);
     fs.mkdirSync(folder, { recursive: true });
     const kind = index % 3;
-    const [language, name, text] = kind === 0
-      ? ['typescript', `${rng.pick(words)}${index}.ts`, typeScriptFile(rng, index)]
-      : kind === 1
-        ? ['python', `${rng.pick(words)}_${index}.py`, pythonFile(rng, index)]
-        : ['go', `${rng.pick(words)}${index}.go`, goFile(rng, index)];
+    const [language, name, text] =
+      kind === 0
+        ? ['typescript', `${rng.pick(words)}${index}.ts`, typeScriptFile(rng, index)]
+        : kind === 1
+          ? ['python', `${rng.pick(words)}_${index}.py`, pythonFile(rng, index)]
+          : ['go', `${rng.pick(words)}${index}.go`, goFile(rng, index)];
     fs.writeFileSync(path.join(folder, name), text);
     byLanguage[language]++;
     bytes += Buffer.byteLength(text);
@@ -445,7 +578,12 @@ export interface WorkerLagResult {
  */
 function lagFigures(histogram: IntervalHistogram): LagFigures {
   const beyond = (nanoseconds: number) => round(Math.max(0, nanoseconds / 1e6 - lagResolutionMs));
-  return { p50Ms: beyond(histogram.percentile(50)), p99Ms: beyond(histogram.percentile(99)), maxMs: beyond(histogram.max), samples: histogram.count };
+  return {
+    p50Ms: beyond(histogram.percentile(50)),
+    p99Ms: beyond(histogram.percentile(99)),
+    maxMs: beyond(histogram.max),
+    samples: histogram.count,
+  };
 }
 
 async function idleLag(durationMs: number): Promise<LagFigures> {
@@ -516,7 +654,10 @@ export function formatLag(lag: LagFigures): string {
  * TypeScript, Python and Go) indexed by the bundled engine worker while this thread measures
  * its own event-loop delay. Returns the lag percentiles in ms and the sync throughput.
  */
-export async function runWorkerLagBench(files: number, options: { workerScript?: string; log?: (line: string) => void } = {}): Promise<Record<string, unknown>> {
+export async function runWorkerLagBench(
+  files: number,
+  options: { workerScript?: string; log?: (line: string) => void } = {},
+): Promise<Record<string, unknown>> {
   const log = options.log ?? ((line: string) => console.log(line));
   const workerScript = options.workerScript ?? defaultWorkerScript();
   if (!fs.existsSync(workerScript)) {
@@ -527,10 +668,19 @@ export async function runWorkerLagBench(files: number, options: { workerScript?:
   try {
     const project = generateLagProject(directory, files);
     const measured = await measureWorkerSync(workerScript, directory);
-    const result: WorkerLagResult = { files: project.files, bytes: project.bytes, ...measured, mbPerSecond: round(megabytes(project.bytes) / (measured.syncMs / 1000)) };
+    const result: WorkerLagResult = {
+      files: project.files,
+      bytes: project.bytes,
+      ...measured,
+      mbPerSecond: round(megabytes(project.bytes) / (measured.syncMs / 1000)),
+    };
     const coverage = result.parserCoverage.map((entry) => `${entry.language}/${entry.parser} ${entry.files}`).join(', ');
-    log(`worker lag: ${files} generated files (${megabytes(project.bytes).toFixed(1)} MB) indexed by ${path.basename(workerScript)} in ${(result.syncMs / 1000).toFixed(2)} s (${result.filesPerSecond} files/s, ${result.mbPerSecond} MB/s; ${result.indexedFiles} files, ${result.symbols} symbols; ${coverage})`);
-    log(`worker lag: calling thread event-loop lag during the sync ${formatLag(result.lag)}; idle just before ${formatLag(result.baseline)} (goal: under 50 ms)`);
+    log(
+      `worker lag: ${files} generated files (${megabytes(project.bytes).toFixed(1)} MB) indexed by ${path.basename(workerScript)} in ${(result.syncMs / 1000).toFixed(2)} s (${result.filesPerSecond} files/s, ${result.mbPerSecond} MB/s; ${result.indexedFiles} files, ${result.symbols} symbols; ${coverage})`,
+    );
+    log(
+      `worker lag: calling thread event-loop lag during the sync ${formatLag(result.lag)}; idle just before ${formatLag(result.baseline)} (goal: under 50 ms)`,
+    );
     return { workerLag: result };
   } finally {
     fs.rmSync(directory, { recursive: true, force: true });

@@ -78,7 +78,8 @@ for (const file of files) {
   }
   if (focus) {
     const inFocus = (id) => {
-      for (let cursor = id; cursor !== undefined; cursor = parent.get(cursor)) if (byId.get(cursor).callFrame.functionName === focus) return true;
+      for (let cursor = id; cursor !== undefined; cursor = parent.get(cursor))
+        if (byId.get(cursor).callFrame.functionName === focus) return true;
       return false;
     };
     for (const id of [...self.keys()]) if (!inFocus(id)) self.delete(id);
@@ -112,7 +113,8 @@ for (const file of files) {
   console.log(`\nSelf time by source file / category:`);
   for (const [name, time] of [...categories].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${ms(time)} ms ${pct(time)}  ${name}`);
   console.log(`\nTop ${top} functions by self time:`);
-  for (const [key, entry] of [...info].sort((a, b) => b[1].self - a[1].self).slice(0, top)) console.log(`${ms(entry.self)} ms ${pct(entry.self)}  ${key}`);
+  for (const [key, entry] of [...info].sort((a, b) => b[1].self - a[1].self).slice(0, top))
+    console.log(`${ms(entry.self)} ms ${pct(entry.self)}  ${key}`);
   const bySourceCaller = new Map();
   for (const [id, time] of self) {
     let cursor = id;
@@ -121,7 +123,9 @@ for (const file of files) {
     bySourceCaller.set(key, (bySourceCaller.get(key) ?? 0) + time);
   }
   console.log(`\nSelf time attributed to the nearest src/ frame on the stack (where the time is spent from our code's view):`);
-  for (const [key, time] of [...bySourceCaller].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${ms(time)} ms ${pct(time)}  ${key}`);
+  for (const [key, time] of [...bySourceCaller].sort((a, b) => b[1] - a[1]).slice(0, top))
+    console.log(`${ms(time)} ms ${pct(time)}  ${key}`);
   console.log(`\nTop ${top} functions by inclusive time:`);
-  for (const [key, entry] of [...info].sort((a, b) => b[1].inclusive - a[1].inclusive).slice(0, top)) console.log(`${ms(entry.inclusive)} ms ${pct(entry.inclusive)}  ${key}`);
+  for (const [key, entry] of [...info].sort((a, b) => b[1].inclusive - a[1].inclusive).slice(0, top))
+    console.log(`${ms(entry.inclusive)} ms ${pct(entry.inclusive)}  ${key}`);
 }

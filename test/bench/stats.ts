@@ -92,20 +92,33 @@ export interface CommandResult {
 export function timeCommand(command: string, args: string[], cwd: string): Promise<CommandResult> {
   return new Promise((resolve) => {
     const started = performance.now();
-    execFile(command, args, { cwd, maxBuffer: 512 * 1024 * 1024, encoding: 'buffer', windowsHide: true, env: { ...process.env, LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' } }, (error, stdout) => {
-      const ms = performance.now() - started;
-      let lines = 0;
-      for (let i = 0; i < stdout.length; i++) if (stdout[i] === 10) lines++;
-      const code: unknown = error ? (error as { code?: unknown }).code : undefined;
-      if (!error || code === 1) resolve({ ms, ok: true, lines });
-      else resolve({ ms, ok: false, lines, error: error.message.split('\n')[0] });
-    });
+    execFile(
+      command,
+      args,
+      {
+        cwd,
+        maxBuffer: 512 * 1024 * 1024,
+        encoding: 'buffer',
+        windowsHide: true,
+        env: { ...process.env, LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' },
+      },
+      (error, stdout) => {
+        const ms = performance.now() - started;
+        let lines = 0;
+        for (let i = 0; i < stdout.length; i++) if (stdout[i] === 10) lines++;
+        const code: unknown = error ? (error as { code?: unknown }).code : undefined;
+        if (!error || code === 1) resolve({ ms, ok: true, lines });
+        else resolve({ ms, ok: false, lines, error: error.message.split('\n')[0] });
+      },
+    );
   });
 }
 
 /** The first line of `command --version`, or undefined when it cannot run. */
 export async function commandVersion(command: string): Promise<string | undefined> {
   return new Promise((resolve) => {
-    execFile(command, ['--version'], { encoding: 'utf8', windowsHide: true }, (error, stdout) => resolve(error ? undefined : stdout.split('\n')[0].trim()));
+    execFile(command, ['--version'], { encoding: 'utf8', windowsHide: true }, (error, stdout) =>
+      resolve(error ? undefined : stdout.split('\n')[0].trim()),
+    );
   });
 }

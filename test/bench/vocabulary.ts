@@ -15,7 +15,9 @@ shipment signal snapshot socket source span stream subscription supplier task te
 trace transaction transfer upload user vehicle version voucher warehouse webhook widget window worker workspace zone
 carrier courier tariff refund dispute coverage premium claimant broker exchange instrument position quote settlement
 sample cohort experiment variant survey respondent lesson course enrollment grade semester room booking guest reservation
-menu recipe ingredient pantry route stop driver fleet telemetry firmware sensor alarm incident outage rollout canary`.split(/\s+/).filter(Boolean);
+menu recipe ingredient pantry route stop driver fleet telemetry firmware sensor alarm incident outage rollout canary`
+  .split(/\s+/)
+  .filter(Boolean);
 
 export const verbs = `add aggregate allocate apply archive assign attach build calculate cancel check clear close collect compare
 compile compute configure convert copy count create decode delete deliver detect dispatch emit encode enqueue ensure evaluate
@@ -23,17 +25,59 @@ expand export extract fetch filter find flush format generate handle hydrate imp
 map mark merge migrate normalize notify open parse persist poll prepare process publish purge push query read rebuild
 reconcile record refresh register reload remove render replay reset resolve restore retry rotate route save scan schedule
 serialize snapshot sort split start stop store submit sync throttle track transform trim update upload validate verify watch
-write settle refund quote book enroll grade reserve cook dispatch acknowledge escalate rollback promote`.split(/\s+/).filter(Boolean);
+write settle refund quote book enroll grade reserve cook dispatch acknowledge escalate rollback promote`
+  .split(/\s+/)
+  .filter(Boolean);
 
 export const adjectives = `active async batched cached cold composite current default deferred dirty dynamic empty expired external
 failed global hidden idle inbound initial internal latest legacy local merged nested next offline outbound partial pending
 primary public queued raw recent remote shared stale static temporary unique valid virtual warm archived blocked confirmed
-delayed detached draining frozen orphaned paused rejected scheduled suspended throttled verified`.split(/\s+/).filter(Boolean);
+delayed detached draining frozen orphaned paused rejected scheduled suspended throttled verified`
+  .split(/\s+/)
+  .filter(Boolean);
 
-export const classSuffixes = ['Service', 'Manager', 'Store', 'Client', 'Controller', 'Repository', 'Builder', 'Resolver', 'Handler', 'Cache', 'Queue', 'Registry', 'Factory', 'Validator', 'Scheduler', 'Tracker', 'Adapter', 'Planner', 'Importer', 'Exporter'];
+export const classSuffixes = [
+  'Service',
+  'Manager',
+  'Store',
+  'Client',
+  'Controller',
+  'Repository',
+  'Builder',
+  'Resolver',
+  'Handler',
+  'Cache',
+  'Queue',
+  'Registry',
+  'Factory',
+  'Validator',
+  'Scheduler',
+  'Tracker',
+  'Adapter',
+  'Planner',
+  'Importer',
+  'Exporter',
+];
 
 export const errorPrefixes = ['could not', 'failed to', 'unable to', 'cannot', 'refusing to'];
 
-export const people = ['amara', 'bjorn', 'chen', 'dana', 'emeka', 'farah', 'goran', 'hana', 'ivo', 'jules', 'kofi', 'lena', 'mateo', 'noor', 'oskar', 'priya'];
+export const people = [
+  'amara',
+  'bjorn',
+  'chen',
+  'dana',
+  'emeka',
+  'farah',
+  'goran',
+  'hana',
+  'ivo',
+  'jules',
+  'kofi',
+  'lena',
+  'mateo',
+  'noor',
+  'oskar',
+  'priya',
+];
 
 export const statuses = ['active', 'pending', 'expired', 'failed', 'queued', 'archived', 'draft', 'settled', 'rejected', 'paused'];

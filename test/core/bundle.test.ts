@@ -26,17 +26,27 @@ function bundleInputs(output: string): { bytes: number; inputs: string[] } {
 
 // zod and secretlint belong to the worker too: agent tools are checked and run there (`tool` request).
 const runtimes = /(^|\/)node_modules\/(sql\.js|web-tree-sitter|@vscode\/tree-sitter-wasm|zod|@secretlint\/[^/]+)\//;
-const engineModules = /^src\/core\/(store|sqlite|sync|databaseFile|engine|parsing\/.*|retrieval\/(retrieve|candidates|hybrid|vectors)|tools\/.*)\.ts$/;
+const engineModules =
+  /^src\/core\/(store|sqlite|sync|databaseFile|engine|parsing\/.*|retrieval\/(retrieve|candidates|hybrid|vectors)|tools\/.*)\.ts$/;
 
 test('extension.js bundles no sql.js, tree-sitter, zod or secretlint and none of the engine modules that load them', () => {
   const extension = bundleInputs('dist/extension.js');
-  assert.deepEqual(extension.inputs.filter((input) => runtimes.test(input) || engineModules.test(input)), []);
+  assert.deepEqual(
+    extension.inputs.filter((input) => runtimes.test(input) || engineModules.test(input)),
+    [],
+  );
   console.log(`extension.js: ${extension.bytes} bytes from ${extension.inputs.length} inputs`);
 });
 
 test('the check can fail: the worker bundle, which runs the engine, does carry them', () => {
   const worker = bundleInputs('dist/worker.js');
-  assert.ok(worker.inputs.some((input) => /node_modules\/sql\.js\//.test(input)), 'sql.js is in worker.js');
-  assert.ok(worker.inputs.some((input) => /node_modules\/web-tree-sitter\//.test(input)), 'web-tree-sitter is in worker.js');
+  assert.ok(
+    worker.inputs.some((input) => /node_modules\/sql\.js\//.test(input)),
+    'sql.js is in worker.js',
+  );
+  assert.ok(
+    worker.inputs.some((input) => /node_modules\/web-tree-sitter\//.test(input)),
+    'web-tree-sitter is in worker.js',
+  );
   assert.ok(worker.inputs.includes('src/core/store.ts'));
 });

@@ -22,7 +22,8 @@ function indexCounts(engine: ProjectEngine): Map<string, number[]> {
 function files(): Record<string, string> {
   const result: Record<string, string> = {};
   for (let index = 1; index <= 12; index++) {
-    result[`src/ledger_${index % 3}/entry${index}.py`] = `def post_entry_${index}(ledger):\n    """Posts quokka entries to the ledger."""\n    return ledger.post(${index})\n${index % 4 === 0 ? '\n\nclass QuokkaAudit:\n    def audit(self):\n        return "quokka audit ledger"\n' : ''}`;
+    result[`src/ledger_${index % 3}/entry${index}.py`] =
+      `def post_entry_${index}(ledger):\n    """Posts quokka entries to the ledger."""\n    return ledger.post(${index})\n${index % 4 === 0 ? '\n\nclass QuokkaAudit:\n    def audit(self):\n        return "quokka audit ledger"\n' : ''}`;
   }
   return result;
 }
@@ -36,7 +37,8 @@ describe('common word counts', () => {
     engine.store.refreshCommonTerms(10);
     const stored = engine.store.commonTermCounts([...truth.keys()]);
     for (const [term, perColumn] of truth) {
-      const inAny = engine.store.database.exec("SELECT documents FROM temp.test_terms WHERE term = ? AND col = '*'", [term])[0].values[0][0] as number;
+      const inAny = engine.store.database.exec("SELECT documents FROM temp.test_terms WHERE term = ? AND col = '*'", [term])[0]
+        .values[0][0] as number;
       if (inAny >= 10) assert.deepEqual(stored.get(term), perColumn, term);
       else assert.equal(stored.has(term), false, `${term} is in ${inAny} chunks, under the floor`);
     }
@@ -44,7 +46,7 @@ describe('common word counts', () => {
     await engine.close();
   });
 
-  test('they stay equal to FTS4\'s own counts as files are added, changed and deleted', async () => {
+  test("they stay equal to FTS4's own counts as files are added, changed and deleted", async () => {
     const fixture = project(files());
     const engine = await openEngine(fixture.root);
     await engine.sync();

@@ -55,8 +55,12 @@ function pkNeverReading(fifo: string, args: string[], boundMs: number): Promise<
     const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
     const fail = (message: string) => {
       clearTimeout(timer);
       clearInterval(probe);
@@ -301,7 +305,9 @@ describe('non-regular files are never waited on', { skip: posixOnly }, () => {
     project.initGit();
     const db = tempFile('fifo.sqlite');
     assert.equal(pk(['index', project.root, '--db', db]).code, 0);
-    const found = JSON.parse(pk(['search', 'pipeReader', '--root', project.root, '--db', db, '--json']).stdout) as { results: Array<{ citation: string }> };
+    const found = JSON.parse(pk(['search', 'pipeReader', '--root', project.root, '--db', db, '--json']).stdout) as {
+      results: Array<{ citation: string }>;
+    };
     const citation = found.results[0].citation;
     // Each command that verifies gets its own copy of the index, which still holds src/pipe.ts as current.
     const searchDb = tempFile('fifo-search.sqlite');
@@ -319,7 +325,10 @@ describe('non-regular files are never waited on', { skip: posixOnly }, () => {
     assertRefused(uncited, /not-regular-file/);
     const search = await pkNeverReading(fifo, ['search', 'pipeReader', '--root', project.root, '--db', searchDb, '--json'], boundMs);
     assert.equal(search.code, 0, search.stderr);
-    const parsed = JSON.parse(search.stdout) as { results: Array<{ path: string }>; manifest: { entries: Array<{ path: string; reason: string }> } };
+    const parsed = JSON.parse(search.stdout) as {
+      results: Array<{ path: string }>;
+      manifest: { entries: Array<{ path: string; reason: string }> };
+    };
     assert.ok(parsed.results.every((result) => result.path !== 'src/pipe.ts'));
     assert.ok(parsed.manifest.entries.some(refusedPipe));
     const context = await pkNeverReading(fifo, ['context', 'pipeReader', '--root', project.root, '--db', contextDb, '--json'], boundMs);
@@ -365,7 +374,10 @@ describe('non-regular files are never waited on', { skip: posixOnly }, () => {
     const report = await engine.sync();
     assert.deepEqual(report.errors, []);
     assert.ok(engine.store.file('a.ts'));
-    assert.ok(warnings.some((warning) => /\.pkignore was not read: \.pkignore is a FIFO/.test(warning)), warnings.join('\n'));
+    assert.ok(
+      warnings.some((warning) => /\.pkignore was not read: \.pkignore is a FIFO/.test(warning)),
+      warnings.join('\n'),
+    );
     await engine.close();
     const outside = fixture({ rules: 'a.ts\n' });
     const linked = fixture({ 'a.ts': 'export const a = 1;\n' });

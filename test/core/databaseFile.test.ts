@@ -120,7 +120,8 @@ describe('--db opens or replaces only a missing or empty file or an index of our
     const link = path.join(place, 'link.sqlite');
     fs.symlinkSync(target, link);
     cases.push({
-      label: 'symbolic link', db: link,
+      label: 'symbolic link',
+      db: link,
       unchanged: () => {
         assert.ok(fs.lstatSync(link).isSymbolicLink());
         assert.equal(fs.readlinkSync(link), target);
@@ -170,7 +171,7 @@ describe('--db opens or replaces only a missing or empty file or an index of our
 });
 
 describe('writers lock the database and never lose an update', () => {
-  test('a writer that discovered before a marker was added and saves last keeps the other writer\'s marker', async () => {
+  test("a writer that discovered before a marker was added and saves last keeps the other writer's marker", async () => {
     const fixture = project();
     const db = path.join(folder('pk-dbfile-'), 'index.sqlite');
     const control = folder('pk-pause-');
@@ -188,7 +189,7 @@ describe('writers lock the database and never lose an update', () => {
     assert.equal(health.files, 3);
   });
 
-  test('a second writer waits for the lock, re-reads the first one\'s index and adds the marker; a reader is served', async () => {
+  test("a second writer waits for the lock, re-reads the first one's index and adds the marker; a reader is served", async () => {
     const fixture = project();
     const place = folder('pk-dbfile-');
     const db = path.join(place, 'index.sqlite');
@@ -238,12 +239,16 @@ describe('writers lock the database and never lose an update', () => {
     fixture.write('src/new.ts', 'export const added = 1;\n');
     const before = fs.readFileSync(dbPath);
     await assert.rejects(blocked.sync(), (error: Error) => {
-      const expected = `^The index .* is locked by pid ${process.pid} on .*; gave up after 0\\.3 s `
-        + '\\(remove .*\\.lock if no such process runs\\)\\.$';
+      const expected =
+        `^The index .* is locked by pid ${process.pid} on .*; gave up after 0\\.3 s ` +
+        '\\(remove .*\\.lock if no such process runs\\)\\.$';
       assert.match(error.message, new RegExp(expected));
       return true;
     });
-    assert.ok(warnings.some((warning) => warning.startsWith('Waiting for the index')), warnings.join('\n'));
+    assert.ok(
+      warnings.some((warning) => warning.startsWith('Waiting for the index')),
+      warnings.join('\n'),
+    );
     assert.equal(fs.readFileSync(`${dbPath}.lock`, 'utf8'), live, 'the live lock is left alone');
     assert.ok(fs.readFileSync(dbPath).equals(before), 'nothing was written');
     fs.rmSync(`${dbPath}.lock`);
@@ -287,7 +292,10 @@ describe('temporary files never outlive a save', () => {
     const writer = pkChild(['index', fixture.root, '--db', db], { PK_TEST_PAUSE_IN_SAVE: control });
     await waitFor('the writer to pause inside its save', () => fs.existsSync(path.join(control, 'paused')));
     const during = fs.readdirSync(place);
-    assert.ok(during.some((name) => /^index\.sqlite\.\d+\.[0-9a-f]{12}\.tmp$/.test(name)), during.join(', '));
+    assert.ok(
+      during.some((name) => /^index\.sqlite\.\d+\.[0-9a-f]{12}\.tmp$/.test(name)),
+      during.join(', '),
+    );
     assert.ok(during.includes('index.sqlite.lock'), during.join(', '));
     writer.child.kill('SIGKILL');
     await writer.done;
@@ -322,7 +330,8 @@ describe('temporary files never outlive a save', () => {
     const limitKb = Math.floor(before.length / 1024 / 2);
     const script = `trap '' XFSZ; ulimit -f ${limitKb}; exec "$0" "$@"`;
     const limited = spawnSync('bash', ['-c', script, process.execPath, cli, 'index', fixture.root, '--db', db], {
-      encoding: 'utf8', timeout: 60_000,
+      encoding: 'utf8',
+      timeout: 60_000,
     });
     assert.equal(limited.status, 1, limited.stderr);
     assert.equal(limited.stderr.trim().split('\n').length, 1, limited.stderr);

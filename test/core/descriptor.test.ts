@@ -22,8 +22,14 @@ const cases: Array<[string, Expectation]> = [
   ['/usr/lib/python3.11/http/client.py', { paths: ['/usr/lib/python3.11/http/client.py'] }],
   ['C:\\work\\app\\src\\main.rs panics', { paths: ['C:/work/app/src/main.rs'] }],
   ['update the Makefile and Dockerfile', { paths: ['Makefile', 'Dockerfile'] }],
-  ['input/output handling and/or buffering', { paths: [], not: { paths: ['input/output', 'and/or'] }, keywords: ['input', 'output', 'buffering'] }],
-  ['https://example.com/docs/api.html explains the endpoint', { not: { paths: ['https://example.com/docs/api.html'] }, keywords: ['endpoint'] }],
+  [
+    'input/output handling and/or buffering',
+    { paths: [], not: { paths: ['input/output', 'and/or'] }, keywords: ['input', 'output', 'buffering'] },
+  ],
+  [
+    'https://example.com/docs/api.html explains the endpoint',
+    { not: { paths: ['https://example.com/docs/api.html'] }, keywords: ['endpoint'] },
+  ],
   // qualified symbols
   ['Session.send', { qualifiedSymbols: ['Session.send'], symbols: ['send'], identifiers: ['Session', 'send'] }],
   ['how does Foo::bar work?', { qualifiedSymbols: ['Foo.bar'], symbols: ['bar'], natural: true }],
@@ -44,31 +50,53 @@ const cases: Array<[string, Expectation]> = [
   ['rename `$scope` to `ctx`', { identifiers: ['$scope'], symbols: ['ctx'] }],
   ['the ParserChain and TreeSitterParser classes', { symbols: ['ParserChain', 'TreeSitterParser'] }],
   // error messages and stack traces
-  ["TypeError: Cannot read properties of undefined (reading 'x')", { errorTypes: ['TypeError'], errorFragments: ['Cannot read properties of undefined', 'reading'].slice(0, 1), actionable: true }],
+  [
+    "TypeError: Cannot read properties of undefined (reading 'x')",
+    { errorTypes: ['TypeError'], errorFragments: ['Cannot read properties of undefined', 'reading'].slice(0, 1), actionable: true },
+  ],
   ['ValueError: Port out of range 0-65535', { errorTypes: ['ValueError'], errorFragments: ['Port out of range'] }],
-  ["http.cookies.CookieError: Illegal key 'a b'", { errorTypes: ['CookieError'], errorFragments: ['Illegal key'], not: { phrases: ['a b'] } }],
+  [
+    "http.cookies.CookieError: Illegal key 'a b'",
+    { errorTypes: ['CookieError'], errorFragments: ['Illegal key'], not: { phrases: ['a b'] } },
+  ],
   ['I get "ECONNRESET" and then Error: socket hang up when uploading', { phrases: ['ECONNRESET'], errorFragments: ['socket hang up'] }],
   ['panic: runtime error: index out of range [3] with length 3', { errorFragments: ['index out of range', 'with length'] }],
   ['error[E0382]: borrow of moved value: `config`', { errorFragments: ['borrow of moved value'] }],
-  [[
-    'Traceback (most recent call last):',
-    '  File "/srv/app/main.py", line 12, in <module>',
-    '    run()',
-    '  File "/srv/app/worker.py", line 40, in run',
-    '    job.execute()',
-    'KeyError: \'job_id\'',
-  ].join('\n'), {
-    paths: ['/srv/app/worker.py', '/srv/app/main.py'],
-    lineHints: [{ path: '/srv/app/worker.py', line: 40, symbol: 'run', frame: 0 }, { path: '/srv/app/main.py', line: 12, symbol: undefined, frame: 1 }],
-    errorTypes: ['KeyError'],
-    not: { symbols: ['run', 'execute'] },
-  }],
-  [[
-    "TypeError: Cannot read properties of undefined (reading 'send')",
-    '    at Session.flush (/app/src/session.ts:88:13)',
-    '    at processTicksAndRejections (node:internal/process/task_queues:95:5)',
-  ].join('\n'), { paths: ['/app/src/session.ts'], lineHints: [{ path: '/app/src/session.ts', line: 88, symbol: 'Session.flush', frame: 0 }], errorTypes: ['TypeError'] }],
-  ['Exception in thread "main" java.lang.NullPointerException\n\tat com.acme.Billing.charge(Billing.java:57)', { paths: ['Billing.java'], lineHints: [{ path: 'Billing.java', line: 57, symbol: 'Billing.charge', frame: 0 }] }],
+  [
+    [
+      'Traceback (most recent call last):',
+      '  File "/srv/app/main.py", line 12, in <module>',
+      '    run()',
+      '  File "/srv/app/worker.py", line 40, in run',
+      '    job.execute()',
+      "KeyError: 'job_id'",
+    ].join('\n'),
+    {
+      paths: ['/srv/app/worker.py', '/srv/app/main.py'],
+      lineHints: [
+        { path: '/srv/app/worker.py', line: 40, symbol: 'run', frame: 0 },
+        { path: '/srv/app/main.py', line: 12, symbol: undefined, frame: 1 },
+      ],
+      errorTypes: ['KeyError'],
+      not: { symbols: ['run', 'execute'] },
+    },
+  ],
+  [
+    [
+      "TypeError: Cannot read properties of undefined (reading 'send')",
+      '    at Session.flush (/app/src/session.ts:88:13)',
+      '    at processTicksAndRejections (node:internal/process/task_queues:95:5)',
+    ].join('\n'),
+    {
+      paths: ['/app/src/session.ts'],
+      lineHints: [{ path: '/app/src/session.ts', line: 88, symbol: 'Session.flush', frame: 0 }],
+      errorTypes: ['TypeError'],
+    },
+  ],
+  [
+    'Exception in thread "main" java.lang.NullPointerException\n\tat com.acme.Billing.charge(Billing.java:57)',
+    { paths: ['Billing.java'], lineHints: [{ path: 'Billing.java', line: 57, symbol: 'Billing.charge', frame: 0 }] },
+  ],
   // quoted phrases
   ['"cookie header is malformed"', { phrases: ['cookie header is malformed'] }],
   ["find 'retry budget exceeded' in the logs code", { phrases: ['retry budget exceeded'] }],
@@ -80,7 +108,10 @@ const cases: Array<[string, Expectation]> = [
   ['how do we configure webpack for the react app?', { technologies: ['webpack', 'react'], keywords: ['configure'], natural: true }],
   ['where are cookies parsed?', { keywords: ['cookies', 'parsed'], natural: true, symbols: [], actionable: true }],
   ['urlopen', { symbols: ['urlopen'], keywords: ['urlopen'], natural: false }],
-  ['Explain how the Cookie jar persists to disk', { symbols: ['Cookie'], keywords: ['jar', 'persists', 'disk'], natural: true, not: { symbols: ['Explain'] } }],
+  [
+    'Explain how the Cookie jar persists to disk',
+    { symbols: ['Cookie'], keywords: ['jar', 'persists', 'disk'], natural: true, not: { symbols: ['Explain'] } },
+  ],
   // nothing worth retrieving
   ['code', { actionable: false }],
   ['function', { actionable: false }],
@@ -92,7 +123,11 @@ const cases: Array<[string, Expectation]> = [
 ];
 
 function subset<T>(actual: T[], expected: T[], label: string): void {
-  for (const value of expected) assert.ok(actual.some((item) => JSON.stringify(item) === JSON.stringify(value)), `${label}: expected ${JSON.stringify(value)} in ${JSON.stringify(actual)}`);
+  for (const value of expected)
+    assert.ok(
+      actual.some((item) => JSON.stringify(item) === JSON.stringify(value)),
+      `${label}: expected ${JSON.stringify(value)} in ${JSON.stringify(actual)}`,
+    );
 }
 
 describe('task descriptor on realistic requests', () => {
@@ -112,14 +147,18 @@ describe('task descriptor on realistic requests', () => {
       }
       for (const [key, forbidden] of Object.entries(expectation.not ?? {})) {
         const actual = descriptor[key as keyof TaskDescriptor] as unknown[];
-        for (const value of forbidden ?? []) assert.ok(!actual.includes(value), `${key} must not contain ${JSON.stringify(value)}: ${JSON.stringify(actual)}`);
+        for (const value of forbidden ?? [])
+          assert.ok(!actual.includes(value), `${key} must not contain ${JSON.stringify(value)}: ${JSON.stringify(actual)}`);
       }
     });
   }
 
   test('stopwords never become keywords or symbols', () => {
     const descriptor = describeTask('where is the code that would be used for it');
-    assert.deepEqual(descriptor.keywords.filter((word) => ['where', 'is', 'the', 'that', 'would', 'be', 'used', 'for', 'it'].includes(word)), []);
+    assert.deepEqual(
+      descriptor.keywords.filter((word) => ['where', 'is', 'the', 'that', 'would', 'be', 'used', 'for', 'it'].includes(word)),
+      [],
+    );
     assert.equal(descriptor.actionable, false);
   });
 
@@ -132,18 +171,28 @@ describe('task descriptor on realistic requests', () => {
 
   test('identifier parts and path words feed the full-text words', () => {
     const words = searchWords(describeTask('parseCookieHeader in src/http/cookie_jar.py'));
-    for (const word of ['parsecookieheader', 'parse', 'cookie', 'header', 'jar']) assert.ok(words.includes(word), `${word} in ${words.join(' ')}`);
+    for (const word of ['parsecookieheader', 'parse', 'cookie', 'header', 'jar'])
+      assert.ok(words.includes(word), `${word} in ${words.join(' ')}`);
     assert.ok(!words.includes('py'));
   });
 
   test('error fragments drop quoted values, numbers and paths', () => {
     assert.deepEqual(errorFragmentsOf("Cannot read properties of undefined (reading 'x')"), ['Cannot read properties of undefined']);
-    assert.deepEqual(errorFragmentsOf('got more than 65536 bytes when reading header line'), ['got more than', 'bytes when reading header line']);
+    assert.deepEqual(errorFragmentsOf('got more than 65536 bytes when reading header line'), [
+      'got more than',
+      'bytes when reading header line',
+    ]);
     assert.deepEqual(errorFragmentsOf("ENOENT: no such file or directory, open '/tmp/x.json'"), ['no such file or directory']);
   });
 
   test('the stemmer is symmetric for the usual inflections', () => {
-    for (const group of [['parse', 'parsed', 'parser', 'parsing', 'parses'], ['cookie', 'cookies'], ['redirect', 'redirects', 'redirected', 'redirection'], ['chunk', 'chunked', 'chunks'], ['save', 'saved', 'saving']]) {
+    for (const group of [
+      ['parse', 'parsed', 'parser', 'parsing', 'parses'],
+      ['cookie', 'cookies'],
+      ['redirect', 'redirects', 'redirected', 'redirection'],
+      ['chunk', 'chunked', 'chunks'],
+      ['save', 'saved', 'saving'],
+    ]) {
       const stems = new Set(group.map(stemWord));
       assert.equal(stems.size, 1, `${group.join(',')} → ${[...stems].join(',')}`);
     }

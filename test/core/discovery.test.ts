@@ -14,18 +14,27 @@ const fixture = fixtureFactory();
 
 describe('root refusal', () => {
   test('refuses the filesystem root with one line', async () => {
-    await assert.rejects(canonicalRoot('/', ports), (error: unknown) => error instanceof RootRefusedError && error.reason === 'filesystem-root' && !error.message.includes('\n'));
+    await assert.rejects(
+      canonicalRoot('/', ports),
+      (error: unknown) => error instanceof RootRefusedError && error.reason === 'filesystem-root' && !error.message.includes('\n'),
+    );
   });
 
   test('refuses the home directory', async () => {
     const home = fixture();
     const homePorts = { ...ports, fs: { ...ports.fs, homeDirectory: () => home.root } };
-    await assert.rejects(canonicalRoot(home.root, homePorts), (error: unknown) => error instanceof RootRefusedError && error.reason === 'home-directory');
+    await assert.rejects(
+      canonicalRoot(home.root, homePorts),
+      (error: unknown) => error instanceof RootRefusedError && error.reason === 'home-directory',
+    );
     await assert.rejects(canonicalRoot(os.homedir(), ports), RootRefusedError);
   });
 
   test('refuses a missing folder', async () => {
-    await assert.rejects(canonicalRoot('/definitely/not/here', ports), (error: unknown) => error instanceof RootRefusedError && error.reason === 'missing');
+    await assert.rejects(
+      canonicalRoot('/definitely/not/here', ports),
+      (error: unknown) => error instanceof RootRefusedError && error.reason === 'missing',
+    );
   });
 });
 
@@ -40,7 +49,10 @@ describe('walk without git', () => {
     });
     const found = await discover(project.root, defaultBounds, [], false, ports);
     assert.equal(found.usedGit, false);
-    assert.deepEqual(found.candidates.map((candidate) => candidate.path), ['a/y.py', 'a/z.ts', 'b.ts']);
+    assert.deepEqual(
+      found.candidates.map((candidate) => candidate.path),
+      ['a/y.py', 'a/z.ts', 'b.ts'],
+    );
     const reasons = Object.fromEntries(found.exclusions.map((exclusion) => [exclusion.path, exclusion.reason]));
     assert.equal(reasons['node_modules/'], 'dependency');
     assert.equal(reasons['package-lock.json'], 'lockfile');
@@ -53,8 +65,14 @@ describe('walk without git', () => {
     fs.symlinkSync(project.path('src/real.ts'), project.path('src/link.ts'));
     fs.symlinkSync(project.path('src'), project.path('src/loop'));
     const found = await discover(project.root, defaultBounds, [], false, ports);
-    assert.deepEqual(found.candidates.map((candidate) => candidate.path), ['src/real.ts']);
-    const symlinks = found.exclusions.filter((exclusion) => exclusion.reason === 'symlink').map((exclusion) => exclusion.path).sort();
+    assert.deepEqual(
+      found.candidates.map((candidate) => candidate.path),
+      ['src/real.ts'],
+    );
+    const symlinks = found.exclusions
+      .filter((exclusion) => exclusion.reason === 'symlink')
+      .map((exclusion) => exclusion.path)
+      .sort();
     assert.deepEqual(symlinks, ['src/link.ts', 'src/linked-dir', 'src/loop']);
   });
 
@@ -71,7 +89,10 @@ describe('walk without git', () => {
   test('leaves out files over the size bound with a reason', async () => {
     const project = fixture({ 'big.ts': 'x'.repeat(600_000), 'small.ts': 'export {};\n' });
     const found = await discover(project.root, defaultBounds, [], false, ports);
-    assert.deepEqual(found.candidates.map((candidate) => candidate.path), ['small.ts']);
+    assert.deepEqual(
+      found.candidates.map((candidate) => candidate.path),
+      ['small.ts'],
+    );
     assert.deepEqual(found.exclusions.find((exclusion) => exclusion.path === 'big.ts')?.reason, 'too-large');
   });
 });
@@ -83,20 +104,32 @@ describe('git discovery', () => {
     project.write('untracked.ts', 'export const u = 1;\n');
     const found = await discover(project.root, defaultBounds, [], true, ports);
     assert.equal(found.usedGit, true);
-    assert.deepEqual(found.candidates.map((candidate) => [candidate.path, candidate.tracked]), [['.gitignore', true], ['tracked.ts', true], ['untracked.ts', false]]);
+    assert.deepEqual(
+      found.candidates.map((candidate) => [candidate.path, candidate.tracked]),
+      [
+        ['.gitignore', true],
+        ['tracked.ts', true],
+        ['untracked.ts', false],
+      ],
+    );
   });
 
   test('a subfolder of a repository is its own project', async () => {
     const project = fixture({ 'pkg/a.ts': 'a\n', 'other/b.ts': 'b\n' });
     project.initGit();
     const found = await discover(project.path('pkg'), defaultBounds, [], true, ports);
-    assert.deepEqual(found.candidates.map((candidate) => candidate.path), ['a.ts']);
+    assert.deepEqual(
+      found.candidates.map((candidate) => candidate.path),
+      ['a.ts'],
+    );
   });
 });
 
 describe('.pkignore and user globs', () => {
   test('gitignore syntax: anchors, directories, negation, double star', () => {
-    const rules = IgnoreRules.fromText(['# comment', 'generated/', '/root-only.ts', '*.snap', '!keep.snap', 'docs/**/draft-*.md'].join('\n'));
+    const rules = IgnoreRules.fromText(
+      ['# comment', 'generated/', '/root-only.ts', '*.snap', '!keep.snap', 'docs/**/draft-*.md'].join('\n'),
+    );
     assert.equal(rules.ignores('generated/x.ts'), true);
     assert.equal(rules.ignores('src/generated/x.ts'), true);
     assert.equal(rules.ignores('root-only.ts'), true);
@@ -110,7 +143,10 @@ describe('.pkignore and user globs', () => {
   test('discovery applies .pkignore and extra globs with their own reasons', async () => {
     const project = fixture({ '.pkignore': 'generated/\n', 'generated/g.ts': 'g\n', 'src/a.ts': 'a\n', 'src/a.test.ts': 't\n' });
     const found = await discover(project.root, defaultBounds, ['**/*.test.ts'], false, ports);
-    assert.deepEqual(found.candidates.map((candidate) => candidate.path), ['.pkignore', 'src/a.ts']);
+    assert.deepEqual(
+      found.candidates.map((candidate) => candidate.path),
+      ['.pkignore', 'src/a.ts'],
+    );
     const reasons = Object.fromEntries(found.exclusions.map((exclusion) => [exclusion.path, exclusion.reason]));
     assert.equal(reasons['generated/'], 'pkignore');
     assert.equal(reasons['src/a.test.ts'], 'user-exclude');

@@ -79,7 +79,10 @@ describe('edited files re-indexed without discovery', () => {
     assert.deepEqual([...engine.store.files().keys()], []);
     assert.equal((await engine.search('stripeKey')).results.length, 0);
     const report = await engine.sync();
-    assert.ok((report.exclusionsByReason['secret-content'] ?? 0) >= 1 && (report.exclusionsByReason.symlink ?? 0) >= 1, JSON.stringify(report.exclusionsByReason));
+    assert.ok(
+      (report.exclusionsByReason['secret-content'] ?? 0) >= 1 && (report.exclusionsByReason.symlink ?? 0) >= 1,
+      JSON.stringify(report.exclusionsByReason),
+    );
     await engine.close();
   });
 });

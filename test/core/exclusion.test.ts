@@ -59,11 +59,24 @@ const samples = {
   githubClassic: (kind: string) => 'gh' + kind + '_' + randomFrom(ALNUM, 36),
   githubFineGrained: () => 'github' + '_pat_' + randomFrom(ALNUM, 22) + '_' + randomFrom(ALNUM, 59),
   slackBot: () => 'xo' + 'xb-' + randomFrom(DIGITS, 11) + '-' + randomFrom(DIGITS, 13) + '-' + randomFrom(ALNUM, 24),
-  slackUser: () => 'xo' + 'xp-' + randomFrom(DIGITS, 11) + '-' + randomFrom(DIGITS, 11) + '-' + randomFrom(DIGITS, 13) + '-' + randomFrom(HEX, 32),
-  slackWebhook: () => 'https://hooks.' + 'slack.com/services/T' + randomFrom(UPPER + DIGITS, 10) + '/B' + randomFrom(UPPER + DIGITS, 10) + '/' + randomFrom(ALNUM, 24),
+  slackUser: () =>
+    'xo' + 'xp-' + randomFrom(DIGITS, 11) + '-' + randomFrom(DIGITS, 11) + '-' + randomFrom(DIGITS, 13) + '-' + randomFrom(HEX, 32),
+  slackWebhook: () =>
+    'https://hooks.' +
+    'slack.com/services/T' +
+    randomFrom(UPPER + DIGITS, 10) +
+    '/B' +
+    randomFrom(UPPER + DIGITS, 10) +
+    '/' +
+    randomFrom(ALNUM, 24),
   stripe: (prefix: string) => prefix + '_' + randomFrom(ALNUM, 24),
   npmToken: () => 'np' + 'm_' + randomFrom(ALNUM, 36),
-  jwt: () => base64Url(JSON.stringify({ alg: 'HS256', typ: 'JWT' })) + '.' + base64Url(JSON.stringify({ sub: randomFrom(DIGITS, 10), iat: 1700000000 })) + '.' + base64Url(randomBytes(32)),
+  jwt: () =>
+    base64Url(JSON.stringify({ alg: 'HS256', typ: 'JWT' })) +
+    '.' +
+    base64Url(JSON.stringify({ sub: randomFrom(DIGITS, 10), iat: 1700000000 })) +
+    '.' +
+    base64Url(randomBytes(32)),
   keyBody: (lines: number) => Array.from({ length: lines }, () => randomBytes(48).toString('base64')),
   pem: (label: string) => ['-----BEGIN ' + label + '-----', ...samples.keyBody(6), '-----END ' + label + '-----'].join('\n'),
 };
@@ -327,8 +340,16 @@ describe('sniffContent: encoding, binary and empty', () => {
   test('the malformed count matches the replacements TextDecoder makes', () => {
     const decoder = new TextDecoder('utf-8');
     const inputs = [
-      [0xc3], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80],
-      [0xf4, 0x90, 0x80, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0x80, 0x80, 0x41], [0xe2, 0x41, 0x82, 0xac],
+      [0xc3],
+      [0xe2, 0x82],
+      [0xf0, 0x9f, 0x98],
+      [0xc0, 0xaf],
+      [0xe0, 0x80, 0xaf],
+      [0xed, 0xa0, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xf8, 0x88, 0x80, 0x80, 0x80],
+      [0x80, 0x80, 0x41],
+      [0xe2, 0x41, 0x82, 0xac],
       [0xf0, 0x9f, 0x98, 0x80, 0xff, 0x41],
     ];
     for (const input of inputs) {
@@ -368,14 +389,17 @@ describe('sniffContent: secrets', () => {
 
   test('a registry config with a literal token or password is credential-file; with a variable it is kept', () => {
     const npmrc = `registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken=${randomFrom(HEX, 8)}-${randomFrom(HEX, 4)}-${randomFrom(HEX, 4)}\n`;
-    assert.equal((r => !r.ok && r.reason)(sniffContent(utf8(npmrc), '.npmrc')), 'credential-file');
+    assert.equal(((r) => !r.ok && r.reason)(sniffContent(utf8(npmrc), '.npmrc')), 'credential-file');
     const withVariable = 'registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken=${NPM_TOKEN}\nalways-auth=true\n';
     assert.equal(sniffContent(utf8(withVariable), '.npmrc').ok, true);
     const pypirc = `[distutils]\nindex-servers = pypi\n\n[pypi]\nusername = someone\npassword = ${randomFrom(LOWER, 10)}\n`;
-    assert.equal((r => !r.ok && r.reason)(sniffContent(utf8(pypirc), 'config/.pypirc')), 'credential-file');
+    assert.equal(((r) => !r.ok && r.reason)(sniffContent(utf8(pypirc), 'config/.pypirc')), 'credential-file');
     const yarnrc = `npmRegistryServer: "https://npm.example.org"\nnpmAuthToken: "${randomFrom(ALNUM, 30)}"\n`;
-    assert.equal((r => !r.ok && r.reason)(sniffContent(utf8(yarnrc), '.yarnrc.yml')), 'credential-file');
-    assert.equal(sniffContent(utf8('npmRegistryServer: "https://npm.example.org"\nnpmAuthToken: "${NPM_TOKEN}"\n'), '.yarnrc.yml').ok, true);
+    assert.equal(((r) => !r.ok && r.reason)(sniffContent(utf8(yarnrc), '.yarnrc.yml')), 'credential-file');
+    assert.equal(
+      sniffContent(utf8('npmRegistryServer: "https://npm.example.org"\nnpmAuthToken: "${NPM_TOKEN}"\n'), '.yarnrc.yml').ok,
+      true,
+    );
   });
 });
 
@@ -394,19 +418,74 @@ describe('findSecret: rules that must fire', () => {
   fires('EC private key', samples.pem('EC ' + pk), 'private-key-block');
   fires('OpenSSH private key', samples.pem('OPENSSH ' + pk), 'private-key-block');
   fires('DSA private key', samples.pem('DSA ' + pk), 'private-key-block');
-  fires('encrypted PEM with headers', ['-----BEGIN RSA ' + pk + '-----', 'Proc-Type: 4,ENCRYPTED', 'DEK-Info: AES-128-CBC,' + randomFrom(HEX, 32).toUpperCase(), '', ...samples.keyBody(4), '-----END RSA ' + pk + '-----'].join('\n'), 'private-key-block');
-  fires('PGP private key block', ['-----BEGIN PGP ' + pk + ' BLOCK-----', 'Version: GnuPG v2', '', ...samples.keyBody(4), '-----END PGP ' + pk + ' BLOCK-----'].join('\n'), 'private-key-block');
-  fires('private key embedded in JSON with \\n escapes', `{\n  "type": "service_account",\n  "private_key": "-----BEGIN ${pk}-----\\n${samples.keyBody(3).join('\\n')}\\n-----END ${pk}-----\\n"\n}\n`, 'private-key-block', 'config/sa.json', 3);
-  fires('private key concatenated in a string literal', `const key =\n  '-----BEGIN RSA ${pk}-----\\n' +\n  '${samples.keyBody(1)[0]}\\n' +\n  '-----END RSA ${pk}-----';\n`, 'private-key-block', 'src/sample.js', 2);
-  fires('PuTTY private key', `PuTTY-User-Key-File-${2}: ssh-rsa\nEncryption: none\nComment: deploy\nPublic-Lines: 1\n${samples.keyBody(1)[0]}\n`, 'putty-private-key', 'keys/deploy.txt');
+  fires(
+    'encrypted PEM with headers',
+    [
+      '-----BEGIN RSA ' + pk + '-----',
+      'Proc-Type: 4,ENCRYPTED',
+      'DEK-Info: AES-128-CBC,' + randomFrom(HEX, 32).toUpperCase(),
+      '',
+      ...samples.keyBody(4),
+      '-----END RSA ' + pk + '-----',
+    ].join('\n'),
+    'private-key-block',
+  );
+  fires(
+    'PGP private key block',
+    ['-----BEGIN PGP ' + pk + ' BLOCK-----', 'Version: GnuPG v2', '', ...samples.keyBody(4), '-----END PGP ' + pk + ' BLOCK-----'].join(
+      '\n',
+    ),
+    'private-key-block',
+  );
+  fires(
+    'private key embedded in JSON with \\n escapes',
+    `{\n  "type": "service_account",\n  "private_key": "-----BEGIN ${pk}-----\\n${samples.keyBody(3).join('\\n')}\\n-----END ${pk}-----\\n"\n}\n`,
+    'private-key-block',
+    'config/sa.json',
+    3,
+  );
+  fires(
+    'private key concatenated in a string literal',
+    `const key =\n  '-----BEGIN RSA ${pk}-----\\n' +\n  '${samples.keyBody(1)[0]}\\n' +\n  '-----END RSA ${pk}-----';\n`,
+    'private-key-block',
+    'src/sample.js',
+    2,
+  );
+  fires(
+    'PuTTY private key',
+    `PuTTY-User-Key-File-${2}: ssh-rsa\nEncryption: none\nComment: deploy\nPublic-Lines: 1\n${samples.keyBody(1)[0]}\n`,
+    'putty-private-key',
+    'keys/deploy.txt',
+  );
 
   fires('AWS access key id', `aws_access_key_id = ${samples.awsAccessKeyId()}\n`, 'aws-access-key-id', 'config/aws.ini');
   fires('AWS temporary access key id in code', `const id = "${samples.awsTemporaryKeyId()}";\n`, 'aws-access-key-id');
-  fires('AWS secret access key (ini)', `[default]\naws_secret_access_key = ${samples.awsSecretAccessKey()}\n`, 'aws-secret-access-key', 'config/aws.ini', 2);
-  fires('AWS secret access key (env style)', `AWS_SECRET_ACCESS_KEY=${samples.awsSecretAccessKey()}\n`, 'aws-secret-access-key', 'deploy/run.sh');
-  fires('AWS secret access key (SDK option)', `new S3Client({ credentials: { accessKeyId: id, secretAccessKey: "${samples.awsSecretAccessKey()}" } });\n`, 'aws-secret-access-key');
+  fires(
+    'AWS secret access key (ini)',
+    `[default]\naws_secret_access_key = ${samples.awsSecretAccessKey()}\n`,
+    'aws-secret-access-key',
+    'config/aws.ini',
+    2,
+  );
+  fires(
+    'AWS secret access key (env style)',
+    `AWS_SECRET_ACCESS_KEY=${samples.awsSecretAccessKey()}\n`,
+    'aws-secret-access-key',
+    'deploy/run.sh',
+  );
+  fires(
+    'AWS secret access key (SDK option)',
+    `new S3Client({ credentials: { accessKeyId: id, secretAccessKey: "${samples.awsSecretAccessKey()}" } });\n`,
+    'aws-secret-access-key',
+  );
   fires('Google API key', `const maps = loadMaps({ key: "${samples.googleApiKey()}" });\n`, 'google-api-key');
-  for (const kind of ['p', 'o', 'u', 's', 'r']) fires(`GitHub token gh${kind}_`, `git clone https://x:${samples.githubClassic(kind)}@github.com/org/repo\n`, 'github-token', 'scripts/clone.sh');
+  for (const kind of ['p', 'o', 'u', 's', 'r'])
+    fires(
+      `GitHub token gh${kind}_`,
+      `git clone https://x:${samples.githubClassic(kind)}@github.com/org/repo\n`,
+      'github-token',
+      'scripts/clone.sh',
+    );
   fires('GitHub fine-grained token', `GITHUB_TOKEN: ${samples.githubFineGrained()}\n`, 'github-token', '.github/workflows/ci.yml');
   fires('GitHub fine-grained token in prose', `The token ${samples.githubFineGrained()} was revoked.\n`, 'github-token', 'NOTES.md');
   fires('Slack bot token', `slack = WebClient(token="${samples.slackBot()}")\n`, 'slack-token', 'bot.py');
@@ -419,12 +498,29 @@ describe('findSecret: rules that must fire', () => {
   fires('JWT bearer value', `curl -H "Authorization: Bearer ${samples.jwt()}" https://api.internal\n`, 'jwt', 'docs/api.md');
   fires('npmrc _authToken', `//npm.pkg.github.com/:_authToken=${randomFrom(ALNUM, 20)}\n`, 'npmrc-auth-token', '.npmrc');
   fires('pypirc password', `[pypi]\nusername = __token__\npassword = ${randomFrom(LOWER, 12)}\n`, 'registry-password', '.pypirc', 3);
-  fires('credentials in a URL', `DATABASE_URL=postgres://app:${secretValue(20)}@db.internal.acme.io:5432/app\n`, 'url-credentials', 'docs/deploy.md');
+  fires(
+    'credentials in a URL',
+    `DATABASE_URL=postgres://app:${secretValue(20)}@db.internal.acme.io:5432/app\n`,
+    'url-credentials',
+    'docs/deploy.md',
+  );
 
   const value = () => secretValue(24);
   fires('JS const password', `const password = "${value()}";\n`, 'secret-assignment', 'src/db.js');
-  fires('TS typed field with literal', `class Api {\n  private readonly apiKey: string = '${value()}';\n}\n`, 'secret-assignment', 'src/api.ts', 2);
-  fires('object property clientSecret', `const oauth = {\n  clientId: 'web',\n  clientSecret: '${value()}',\n};\n`, 'secret-assignment', 'src/oauth.ts', 3);
+  fires(
+    'TS typed field with literal',
+    `class Api {\n  private readonly apiKey: string = '${value()}';\n}\n`,
+    'secret-assignment',
+    'src/api.ts',
+    2,
+  );
+  fires(
+    'object property clientSecret',
+    `const oauth = {\n  clientId: 'web',\n  clientSecret: '${value()}',\n};\n`,
+    'secret-assignment',
+    'src/oauth.ts',
+    3,
+  );
   fires('Python keyword argument', `conn = connect(host="db", password="${value()}")\n`, 'secret-assignment', 'app/db.py');
   fires('Python constant', `SECRET_KEY = '${value()}'\n`, 'secret-assignment', 'settings.py');
   fires('Go short assignment', `func main() {\n\ttoken := "${value()}"\n}\n`, 'secret-assignment', 'main.go', 2);
@@ -440,8 +536,19 @@ describe('findSecret: rules that must fire', () => {
   fires('XML element', `<server>\n  <id>repo</id>\n  <password>${value()}</password>\n</server>\n`, 'secret-assignment', 'settings.xml', 3);
   fires('Rails SECRET_KEY_BASE', `SECRET_KEY_BASE=${randomFrom(HEX, 128)}\n`, 'secret-assignment', 'config/app.conf');
   fires('hex secret assigned to a secret name', `webhook_secret = "${randomFrom(HEX, 40)}"\n`, 'secret-assignment', 'hooks.py');
-  fires('a UUID assigned to a token name', `HEROKU_API_KEY=${[8, 4, 4, 4, 12].map((length) => randomFrom(HEX, length)).join('-')}\n`, 'secret-assignment', 'ci.env.sh');
-  fires('Kubernetes Secret data', `apiVersion: v1\nkind: Secret\ndata:\n  password: ${randomBytes(18).toString('base64')}\n`, 'secret-assignment', 'k8s/db-secret.yaml', 4);
+  fires(
+    'a UUID assigned to a token name',
+    `HEROKU_API_KEY=${[8, 4, 4, 4, 12].map((length) => randomFrom(HEX, length)).join('-')}\n`,
+    'secret-assignment',
+    'ci.env.sh',
+  );
+  fires(
+    'Kubernetes Secret data',
+    `apiVersion: v1\nkind: Secret\ndata:\n  password: ${randomBytes(18).toString('base64')}\n`,
+    'secret-assignment',
+    'k8s/db-secret.yaml',
+    4,
+  );
   fires('comparison against a literal', `if (password === "${value()}") grant();\n`, 'secret-assignment', 'src/login.js');
 });
 
@@ -452,91 +559,133 @@ describe('findSecret: ordinary code and documents stay indexable', () => {
     });
   };
 
-  clean('credentials.ts reading the environment', [
-    "import { env } from 'node:process';",
-    'export interface Credentials { apiKey: string; secret: string; token?: string }',
-    'export function loadCredentials(): Credentials {',
-    "  const apiKey = process.env.API_KEY ?? '';",
-    '  const secret = env.CLIENT_SECRET;',
-    "  if (!apiKey) throw new Error('API_KEY is not set');",
-    '  return { apiKey, secret: secret ?? "", token: process.env["TOKEN"] };',
-    '}',
-  ].join('\n'), 'src/auth/credentials.ts');
-  clean('code that handles tokens without literals', [
-    'const token = getToken(request);',
-    'const password = req.body.password;',
-    'let apiKey: string;',
-    'this.accessToken = response.data.access_token;',
-    "headers['Authorization'] = `Bearer ${token}`;",
-    'const secret = await vault.read(`secret/${name}`);',
-    'if (token == null || token.length === 0) return;',
-    'tokens.push(token); const tokenizer = new Tokenizer(source);',
-    'for (const key of Object.keys(map)) { const value = map[key]; }',
-  ].join('\n'));
-  clean('weak fixture passwords in tests', "self.client.login(username='admin', password='adminpass123')\nuser = User(password='guest-1234-guest')\n", 'tests/test_views.py');
-  clean('Python reading os.environ', 'import os\nAPI_KEY = os.environ["API_KEY"]\npassword = os.getenv("DB_PASSWORD")\ntoken = settings.TOKEN\npass\n', 'app/settings.py');
-  clean('bare identifiers are expressions in code', `token = someVariable${randomFrom(DIGITS, 3)}abc\napi_key = config.keys.primary2\n`, 'app/conf.py');
-  clean('config placeholders and references', [
-    'password: ${DB_PASSWORD}',
-    'api_key: "<your-api-key>"',
-    'token: your-api-key-here',
-    'secret: changeme',
-    'client_secret: "xxxxxxxxxxxxxxxxxxxx"',
-    'password: "********"',
-    'password: ""',
-    'auth_token: {{ vault_token }}',
-    "github_token: ${{ secrets.GITHUB_TOKEN }}",
-    'password: "password123"',
-    'password: "P4ssword-for-testing-only"',
-    'api_key: %(API_KEY)s',
-  ].join('\n'), 'config/app.yaml');
-  clean('names that only mention a secret', [
-    "const tokenUrl = 'https://oauth2.googleapis.com/token';",
-    "const secretName = 'prod-db-credentials-v2';",
-    `const passwordHash = '$2b$10$${randomFrom(BASE64, 53)}';`,
-    `const primaryKey = '${randomFrom(HEX, 32)}';`,
-    `const cacheKey = 'user:${randomFrom(HEX, 24)}';`,
-    "const passwordMessage = 'errors.password.tooShort';",
-    "const tokenType = 'Bearer';",
-    "const ACCESS_TOKEN_KEY = 'app.session.accessToken';",
-    "const authority = 'https://login.microsoftonline.com/common';",
-    "const monkey = 'Banana123Banana456';",
-    "const bypass = 'A1b2C3d4E5f6G7h8';",
-  ].join('\n'));
+  clean(
+    'credentials.ts reading the environment',
+    [
+      "import { env } from 'node:process';",
+      'export interface Credentials { apiKey: string; secret: string; token?: string }',
+      'export function loadCredentials(): Credentials {',
+      "  const apiKey = process.env.API_KEY ?? '';",
+      '  const secret = env.CLIENT_SECRET;',
+      "  if (!apiKey) throw new Error('API_KEY is not set');",
+      '  return { apiKey, secret: secret ?? "", token: process.env["TOKEN"] };',
+      '}',
+    ].join('\n'),
+    'src/auth/credentials.ts',
+  );
+  clean(
+    'code that handles tokens without literals',
+    [
+      'const token = getToken(request);',
+      'const password = req.body.password;',
+      'let apiKey: string;',
+      'this.accessToken = response.data.access_token;',
+      "headers['Authorization'] = `Bearer ${token}`;",
+      'const secret = await vault.read(`secret/${name}`);',
+      'if (token == null || token.length === 0) return;',
+      'tokens.push(token); const tokenizer = new Tokenizer(source);',
+      'for (const key of Object.keys(map)) { const value = map[key]; }',
+    ].join('\n'),
+  );
+  clean(
+    'weak fixture passwords in tests',
+    "self.client.login(username='admin', password='adminpass123')\nuser = User(password='guest-1234-guest')\n",
+    'tests/test_views.py',
+  );
+  clean(
+    'Python reading os.environ',
+    'import os\nAPI_KEY = os.environ["API_KEY"]\npassword = os.getenv("DB_PASSWORD")\ntoken = settings.TOKEN\npass\n',
+    'app/settings.py',
+  );
+  clean(
+    'bare identifiers are expressions in code',
+    `token = someVariable${randomFrom(DIGITS, 3)}abc\napi_key = config.keys.primary2\n`,
+    'app/conf.py',
+  );
+  clean(
+    'config placeholders and references',
+    [
+      'password: ${DB_PASSWORD}',
+      'api_key: "<your-api-key>"',
+      'token: your-api-key-here',
+      'secret: changeme',
+      'client_secret: "xxxxxxxxxxxxxxxxxxxx"',
+      'password: "********"',
+      'password: ""',
+      'auth_token: {{ vault_token }}',
+      'github_token: ${{ secrets.GITHUB_TOKEN }}',
+      'password: "password123"',
+      'password: "P4ssword-for-testing-only"',
+      'api_key: %(API_KEY)s',
+    ].join('\n'),
+    'config/app.yaml',
+  );
+  clean(
+    'names that only mention a secret',
+    [
+      "const tokenUrl = 'https://oauth2.googleapis.com/token';",
+      "const secretName = 'prod-db-credentials-v2';",
+      `const passwordHash = '$2b$10$${randomFrom(BASE64, 53)}';`,
+      `const primaryKey = '${randomFrom(HEX, 32)}';`,
+      `const cacheKey = 'user:${randomFrom(HEX, 24)}';`,
+      "const passwordMessage = 'errors.password.tooShort';",
+      "const tokenType = 'Bearer';",
+      "const ACCESS_TOKEN_KEY = 'app.session.accessToken';",
+      "const authority = 'https://login.microsoftonline.com/common';",
+      "const monkey = 'Banana123Banana456';",
+      "const bypass = 'A1b2C3d4E5f6G7h8';",
+    ].join('\n'),
+  );
   clean('identifier-like values with a digit or two', "const authToken = 'AccessToken2Factory';\nconst secret = 'SecretsManagerV2';\n");
-  clean('lockfile hashes, UUIDs and git SHAs', [
-    `"integrity": "sha512-${randomBytes(64).toString('base64')}",`,
-    `"resolved": "https://registry.npmjs.org/x/-/x-1.0.0.tgz#${randomFrom(HEX, 40)}",`,
-    `id: ${[8, 4, 4, 4, 12].map((length) => randomFrom(HEX, length)).join('-')}`,
-    `commit ${randomFrom(HEX, 40)}`,
-    `head: ${randomFrom(HEX, 40)}`,
-    `checksum = "${randomFrom(HEX, 64)}"`,
-  ].join('\n'), 'docs/notes.md');
-  clean('documentation mentioning a private-key header without a body', [
-    'Paste the contents of your key, starting with `-----BEGIN RSA ' + pk + '-----`, into the field.',
-    '',
-    '```',
-    '-----BEGIN OPENSSH ' + pk + '-----',
-    '...',
-    '-----END OPENSSH ' + pk + '-----',
-    '```',
-    "if (pem.startsWith('-----BEGIN " + pk + "-----')) { return parsePkcs8(pem); }",
-  ].join('\n'), 'docs/keys.md');
-  clean('documentation examples of token formats', [
-    'An access key id looks like ' + 'AK' + 'IA' + 'IOSFODNN7' + 'EXAMPLE' + '.',
-    'Use a bot token (' + 'xo' + 'xb-your-token) or ' + 'xo' + 'xb-not-a-real-token-this-will-not-work.',
-    'Webhook: https://hooks.' + 'slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX',
-    'GitHub tokens start with ' + 'gh' + 'p_ and are 40 characters long.',
-    'Set ' + 'gh' + 'p_' + 'x'.repeat(36) + ' as the token.',
-  ].join('\n'), 'docs/tokens.md');
-  clean('URLs with placeholder or local credentials', [
-    'postgres://postgres:postgres@localhost:5432/app',
-    'mongodb://admin:${MONGO_PASSWORD}@mongo:27017',
-    `redis://user:${secretValue(20)}@localhost:6379`,
-    `https://user:${secretValue(20)}@example.com/path`,
-    'https://user:<password>@host.internal/path',
-    'https://user:he%2F%2Fo@pypi.company.com/simple',
-  ].join('\n'), 'docs/urls.md');
+  clean(
+    'lockfile hashes, UUIDs and git SHAs',
+    [
+      `"integrity": "sha512-${randomBytes(64).toString('base64')}",`,
+      `"resolved": "https://registry.npmjs.org/x/-/x-1.0.0.tgz#${randomFrom(HEX, 40)}",`,
+      `id: ${[8, 4, 4, 4, 12].map((length) => randomFrom(HEX, length)).join('-')}`,
+      `commit ${randomFrom(HEX, 40)}`,
+      `head: ${randomFrom(HEX, 40)}`,
+      `checksum = "${randomFrom(HEX, 64)}"`,
+    ].join('\n'),
+    'docs/notes.md',
+  );
+  clean(
+    'documentation mentioning a private-key header without a body',
+    [
+      'Paste the contents of your key, starting with `-----BEGIN RSA ' + pk + '-----`, into the field.',
+      '',
+      '```',
+      '-----BEGIN OPENSSH ' + pk + '-----',
+      '...',
+      '-----END OPENSSH ' + pk + '-----',
+      '```',
+      "if (pem.startsWith('-----BEGIN " + pk + "-----')) { return parsePkcs8(pem); }",
+    ].join('\n'),
+    'docs/keys.md',
+  );
+  clean(
+    'documentation examples of token formats',
+    [
+      'An access key id looks like ' + 'AK' + 'IA' + 'IOSFODNN7' + 'EXAMPLE' + '.',
+      'Use a bot token (' + 'xo' + 'xb-your-token) or ' + 'xo' + 'xb-not-a-real-token-this-will-not-work.',
+      'Webhook: https://hooks.' + 'slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX',
+      'GitHub tokens start with ' + 'gh' + 'p_ and are 40 characters long.',
+      'Set ' + 'gh' + 'p_' + 'x'.repeat(36) + ' as the token.',
+    ].join('\n'),
+    'docs/tokens.md',
+  );
+  clean(
+    'URLs with placeholder or local credentials',
+    [
+      'postgres://postgres:postgres@localhost:5432/app',
+      'mongodb://admin:${MONGO_PASSWORD}@mongo:27017',
+      `redis://user:${secretValue(20)}@localhost:6379`,
+      `https://user:${secretValue(20)}@example.com/path`,
+      'https://user:<password>@host.internal/path',
+      'https://user:he%2F%2Fo@pypi.company.com/simple',
+    ].join('\n'),
+    'docs/urls.md',
+  );
   clean('a registry config that names a registry only', 'registry=https://registry.npmjs.org/\nsave-exact=true\n', '.npmrc');
 });
 
@@ -548,24 +697,47 @@ describe('secret heuristics', () => {
       assert.ok(isSecretLikeValue(secretValue(24)), 'random alphanumeric');
       assert.ok(isSecretLikeValue(randomFrom(HEX, 32) + '1'), 'random hex');
     }
-    for (const value of ['1234567890123456', '000000000000000000', 'correcthorsebatterystaple', 'SomeVeryLongClassName1', 'x-api-key-header-1', 'react-app-v1-release']) {
+    for (const value of [
+      '1234567890123456',
+      '000000000000000000',
+      'correcthorsebatterystaple',
+      'SomeVeryLongClassName1',
+      'x-api-key-header-1',
+      'react-app-v1-release',
+    ]) {
       assert.equal(isSecretLikeValue(value), false, value);
     }
   });
 
   test('typed passwords are secrets whatever symbol they start with; references and formats are not', () => {
     for (let round = 0; round < 200; round++) {
-      const value = randomFrom('!@#%^&*', 1) + randomFrom(ALNUM, 10) + randomFrom('0123456789', 2) + randomFrom('!@#%^&*', 1) + randomFrom(ALNUM, 10);
+      const value =
+        randomFrom('!@#%^&*', 1) + randomFrom(ALNUM, 10) + randomFrom('0123456789', 2) + randomFrom('!@#%^&*', 1) + randomFrom(ALNUM, 10);
       assert.ok(isSecretLikeValue(value), value);
     }
-    for (const value of ['$DB_PASSWORD_VALUE', '%DB_PASSWORD_VALUE%', '@vault.db.credential', '@env:DB_CREDENTIAL', '&credential;', '${DB_CREDENTIAL_1}', '#{vault.dbCredential}', 'db-%s-credential-9', '{"k": "v2x!"}']) {
+    for (const value of [
+      '$DB_PASSWORD_VALUE',
+      '%DB_PASSWORD_VALUE%',
+      '@vault.db.credential',
+      '@env:DB_CREDENTIAL',
+      '&credential;',
+      '${DB_CREDENTIAL_1}',
+      '#{vault.dbCredential}',
+      'db-%s-credential-9',
+      '{"k": "v2x!"}',
+    ]) {
       assert.equal(isSecretLikeValue(value), false, value);
     }
   });
 
-  test('the project\'s own exclusion sources and this test are not flagged', () => {
+  test("the project's own exclusion sources and this test are not flagged", () => {
     const root = path.resolve(__dirname, '..', '..', '..');
-    for (const relative of ['src/core/exclusion/secrets.ts', 'src/core/exclusion/pathRules.ts', 'src/core/exclusion/contentRules.ts', 'test/core/exclusion.test.ts']) {
+    for (const relative of [
+      'src/core/exclusion/secrets.ts',
+      'src/core/exclusion/pathRules.ts',
+      'src/core/exclusion/contentRules.ts',
+      'test/core/exclusion.test.ts',
+    ]) {
       const file = path.join(root, relative);
       // A renamed or moved source must fail here, not be skipped: otherwise nothing is checked.
       assert.ok(fs.existsSync(file), `${relative} exists`);

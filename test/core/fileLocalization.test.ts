@@ -10,7 +10,10 @@ import { Fixture, fixtureFactory, openEngine, tempFile } from './fixtures';
 const repository = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(repository, 'dist', 'cli.js');
 const parsers = () => [
-  new TreeSitterParser({ grammarDir: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'), queryDir: path.join(repository, 'grammars') }),
+  new TreeSitterParser({
+    grammarDir: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'),
+    queryDir: path.join(repository, 'grammars'),
+  }),
   new RegexParser(),
 ];
 const fixture = fixtureFactory();
@@ -19,10 +22,16 @@ after(() => created.forEach((item) => item.cleanup()));
 
 /** One file with many functions about invoices, and several files with one each. */
 function invoices(): Record<string, string> {
-  const crowded = Array.from({ length: 12 }, (_, index) => `export function invoiceTotal${index}(invoice: Invoice): number {\n  return invoice.total * ${index};\n}\n`).join('\n');
+  const crowded = Array.from(
+    { length: 12 },
+    (_, index) => `export function invoiceTotal${index}(invoice: Invoice): number {\n  return invoice.total * ${index};\n}\n`,
+  ).join('\n');
   const files: Record<string, string> = { 'src/crowded.ts': crowded };
-  for (let index = 0; index < 4; index++) files[`src/single${index}.ts`] = `export function invoiceTotalOther${index}(invoice: Invoice): number {\n  return invoice.total + ${index};\n}\n`;
-  files['test/crowded.test.ts'] = 'import { invoiceTotal0 } from "../src/crowded";\ntest("invoice total", () => invoiceTotal0({ total: 1 }));\n';
+  for (let index = 0; index < 4; index++)
+    files[`src/single${index}.ts`] =
+      `export function invoiceTotalOther${index}(invoice: Invoice): number {\n  return invoice.total + ${index};\n}\n`;
+  files['test/crowded.test.ts'] =
+    'import { invoiceTotal0 } from "../src/crowded";\ntest("invoice total", () => invoiceTotal0({ total: 1 }));\n';
   return files;
 }
 
@@ -38,7 +47,8 @@ describe('file-level localization (issue 14)', () => {
       assert.deepEqual(Object.keys(file).sort(), ['evidence', 'modified', 'path', 'score', 'sha256']);
       assert.equal(file.sha256, engine.store.file(file.path)?.sha256);
       assert.ok(file.evidence.length >= 1 && file.evidence.length <= 3);
-      for (const evidence of file.evidence) assert.ok(evidence.startLine >= 1 && evidence.endLine >= evidence.startLine && typeof evidence.reason === 'string');
+      for (const evidence of file.evidence)
+        assert.ok(evidence.startLine >= 1 && evidence.endLine >= evidence.startLine && typeof evidence.reason === 'string');
     }
     for (let index = 1; index < files.length; index++) assert.ok(files[index - 1].score >= files[index].score, 'best first');
     assert.equal(files[0].path, 'src/crowded.ts', 'the file with the most support first');
@@ -84,7 +94,11 @@ describe('file-level localization (issue 14)', () => {
     const codeRank = tests.results.findIndex((item) => item.path === 'src/parser.ts');
     assert.ok(testRank >= 0 && codeRank >= 0);
     const scoreOf = (rank: number) => tests.results[rank].score;
-    assert.ok(scoreOf(testRank) - scoreOf(codeRank) > code.results.find((item) => item.path === 'test/parser.test.ts')!.score - code.results[0].score, 'the test file is not demoted when the request is about tests');
+    assert.ok(
+      scoreOf(testRank) - scoreOf(codeRank) >
+        code.results.find((item) => item.path === 'test/parser.test.ts')!.score - code.results[0].score,
+      'the test file is not demoted when the request is about tests',
+    );
     await engine.close();
   });
 
@@ -94,19 +108,37 @@ describe('file-level localization (issue 14)', () => {
     const db = tempFile('files.sqlite');
     const indexed = spawnSync(process.execPath, [cli, 'index', project.root, '--db', db], { encoding: 'utf8' });
     assert.equal(indexed.status, 0, indexed.stderr);
-    const json = spawnSync(process.execPath, [cli, 'search', 'invoice total', '--files', '--limit', '3', '--root', project.root, '--db', db, '--json'], { encoding: 'utf8' });
+    const json = spawnSync(
+      process.execPath,
+      [cli, 'search', 'invoice total', '--files', '--limit', '3', '--root', project.root, '--db', db, '--json'],
+      { encoding: 'utf8' },
+    );
     assert.equal(json.status, 0, json.stderr);
-    const parsed = JSON.parse(json.stdout) as { files: Array<{ path: string; score: number; sha256: string; evidence: Array<{ startLine: number; endLine: number; reason: string }> }>; manifest: { entries: unknown[] } };
+    const parsed = JSON.parse(json.stdout) as {
+      files: Array<{
+        path: string;
+        score: number;
+        sha256: string;
+        evidence: Array<{ startLine: number; endLine: number; reason: string }>;
+      }>;
+      manifest: { entries: unknown[] };
+    };
     assert.equal(parsed.files.length, 3);
     assert.equal(parsed.files[0].path, 'src/crowded.ts');
     assert.match(parsed.files[0].sha256, /^[0-9a-f]{64}$/);
     assert.ok(Array.isArray(parsed.manifest.entries));
-    const text = spawnSync(process.execPath, [cli, 'search', 'invoice total', '--files', '--limit', '3', '--root', project.root, '--db', db], { encoding: 'utf8' });
+    const text = spawnSync(
+      process.execPath,
+      [cli, 'search', 'invoice total', '--files', '--limit', '3', '--root', project.root, '--db', db],
+      { encoding: 'utf8' },
+    );
     assert.equal(text.status, 0, text.stderr);
     const lines = text.stdout.trimEnd().split('\n');
     assert.match(lines[0], /^\s*\d+\.\d {2}src\/crowded\.ts$/);
     assert.match(lines[1], /^\s+L\d+-\d+ {2}\S+/);
-    const refused = spawnSync(process.execPath, [cli, 'context', 'invoice', '--files', '--root', project.root, '--db', db], { encoding: 'utf8' });
+    const refused = spawnSync(process.execPath, [cli, 'context', 'invoice', '--files', '--root', project.root, '--db', db], {
+      encoding: 'utf8',
+    });
     assert.equal(refused.status, 2);
     assert.equal(refused.stderr.split('\n')[0], 'pk: --files applies to search only');
   });

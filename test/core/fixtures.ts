@@ -49,7 +49,13 @@ export class Fixture {
     return execFileSync('git', args, {
       cwd: this.root,
       encoding: 'utf8',
-      env: { ...process.env, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.invalid', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.invalid' },
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 'Test',
+        GIT_AUTHOR_EMAIL: 'test@example.invalid',
+        GIT_COMMITTER_NAME: 'Test',
+        GIT_COMMITTER_EMAIL: 'test@example.invalid',
+      },
     });
   }
 
@@ -88,7 +94,10 @@ export async function openEngine(root: string, extra: Partial<OpenEngineOptions>
 export function recordingPorts(): { ports: EnginePorts; warnings: string[] } {
   const warnings: string[] = [];
   const base = nodePorts();
-  return { ports: { ...base, log: { info() {}, warn: (message) => warnings.push(message), error: (message) => warnings.push(message) } }, warnings };
+  return {
+    ports: { ...base, log: { info() {}, warn: (message) => warnings.push(message), error: (message) => warnings.push(message) } },
+    warnings,
+  };
 }
 
 /** Lines of a generated source file, numbered so each is unique. */

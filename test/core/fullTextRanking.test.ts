@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { collectCandidates, conjunctiveFilter, contentRuns, fullTextTerms, phraseProbes, rankedQuery, selectiveTerms, termStatistics, type TermStatistics } from '../../src/core/retrieval/candidates';
+import {
+  collectCandidates,
+  conjunctiveFilter,
+  contentRuns,
+  fullTextTerms,
+  phraseProbes,
+  rankedQuery,
+  selectiveTerms,
+  termStatistics,
+  type TermStatistics,
+} from '../../src/core/retrieval/candidates';
 import { describeTask } from '../../src/core/retrieval/descriptor';
 import { bm25, bm25Idf, bm25WithIdf } from '../../src/core/store';
 import { fixtureFactory, openEngine } from './fixtures';
@@ -12,7 +22,8 @@ function corpus(): Record<string, string> {
   const files: Record<string, string> = {};
   for (let index = 1; index <= 40; index++) {
     const words = Array.from({ length: index }, () => 'quokka').join(' ');
-    files[`notes/n${index}.md`] = `# note ${index}\n\n${words}\n${index % 3 === 0 ? 'the ledger of quokka sightings\n' : ''}${index === 7 ? 'one zebra\n' : ''}`;
+    files[`notes/n${index}.md`] =
+      `# note ${index}\n\n${words}\n${index % 3 === 0 ? 'the ledger of quokka sightings\n' : ''}${index === 7 ? 'one zebra\n' : ''}`;
   }
   return files;
 }
@@ -21,7 +32,10 @@ describe('full-text ranking', () => {
   test('bm25 from known document counts and lengths (matchinfo pcy) equals bm25 from FTS4 totals (pcnalx)', async () => {
     const engine = await openEngine(project(corpus()).root);
     await engine.sync();
-    const rows = engine.store.database.exec("SELECT matchinfo(search_index, 'pcnalx'), matchinfo(search_index, 'pcy') FROM search_index WHERE search_index MATCH ?", ['quokka OR ledger OR path:notes'])[0].values;
+    const rows = engine.store.database.exec(
+      "SELECT matchinfo(search_index, 'pcnalx'), matchinfo(search_index, 'pcy') FROM search_index WHERE search_index MATCH ?",
+      ['quokka OR ledger OR path:notes'],
+    )[0].values;
     assert.ok(rows.length >= 40);
     for (const [withTotals, withoutTotals] of rows) {
       const x = new Uint32Array((withTotals as Uint8Array).slice().buffer);
@@ -31,7 +45,8 @@ describe('full-text ranking', () => {
       const lengths = x.subarray(3 + columns, 3 + 2 * columns);
       const idf: number[] = [];
       for (let phrase = 0; phrase < phrases; phrase++) {
-        for (let column = 0; column < columns; column++) idf.push(bm25Idf(documents, x[3 + 2 * columns + 3 * (column + phrase * columns) + 2]));
+        for (let column = 0; column < columns; column++)
+          idf.push(bm25Idf(documents, x[3 + 2 * columns + 3 * (column + phrase * columns) + 2]));
       }
       const weights = [1, 2, 1.5];
       assert.ok(Math.abs(bm25(x, weights) - bm25WithIdf(y, 0, idf, weights, lengths, 0, averages)) < 1e-9);
@@ -48,13 +63,16 @@ describe('full-text ranking', () => {
     const query = rankedQuery(selectiveTerms(statistics), statistics);
     const lowest = all[all.length - 1];
     const { hits, included } = engine.store.rankFullText(query, 3, [lowest.rowid]);
-    assert.deepEqual(hits.map((hit) => hit.rowid), all.slice(0, 3).map((hit) => hit.rowid));
+    assert.deepEqual(
+      hits.map((hit) => hit.rowid),
+      all.slice(0, 3).map((hit) => hit.rowid),
+    );
     for (const [index, hit] of hits.entries()) assert.ok(Math.abs(hit.bm25 - all[index].bm25) < 1e-9);
     assert.ok(Math.abs((included.get(lowest.rowid) ?? -1) - lowest.bm25) < 1e-9, 'the included low-ranked row carries its own score');
     await engine.close();
   });
 
-  test('rankFullText scores stay equal to FTS4\'s own totals as files are added, changed and deleted', async () => {
+  test("rankFullText scores stay equal to FTS4's own totals as files are added, changed and deleted", async () => {
     const fixture = project(corpus());
     const engine = await openEngine(fixture.root);
     await engine.sync();
@@ -112,17 +130,35 @@ describe('the conjunctive filter', () => {
   test('column-bound terms with the longest lists go when all the lists are too long to read', () => {
     const counts: TermStatistics = {
       documents: 800_000,
-      termDocuments: new Map([['"raizeath"', [2000, 1700, 3100]], ['"cursor"', [14_000, 6_000, 68_000]], ['"client"', [15_000, 6_000, 354_000]]]),
+      termDocuments: new Map([
+        ['"raizeath"', [2000, 1700, 3100]],
+        ['"cursor"', [14_000, 6_000, 68_000]],
+        ['"client"', [15_000, 6_000, 354_000]],
+      ]),
       weights: new Map(),
       terms: ['"raizeath"', '"cursor"', '"client"'],
-      termWords: new Map([['"raizeath"', [0]], ['"cursor"', [1]], ['"client"', [2]]]),
+      termWords: new Map([
+        ['"raizeath"', [0]],
+        ['"cursor"', [1]],
+        ['"client"', [2]],
+      ]),
     };
     const selected = selectiveTerms(counts).map((term) => term.expression);
     assert.ok(selected.includes('"raizeath"'));
     assert.ok(selected.includes('body:cursor'), 'cursor stays where it is selective');
     assert.ok(!selected.some((expression) => expression.includes('client')), 'client, the longest list, is left out');
-    const small: TermStatistics = { ...counts, termDocuments: new Map([['"raizeath"', [200, 170, 310]], ['"cursor"', [1_400, 600, 50_000]], ['"client"', [1_500, 600, 60_000]]]) };
-    assert.ok(selectiveTerms(small).some((term) => term.expression === 'path:client'), 'within the budget nothing is dropped');
+    const small: TermStatistics = {
+      ...counts,
+      termDocuments: new Map([
+        ['"raizeath"', [200, 170, 310]],
+        ['"cursor"', [1_400, 600, 50_000]],
+        ['"client"', [1_500, 600, 60_000]],
+      ]),
+    };
+    assert.ok(
+      selectiveTerms(small).some((term) => term.expression === 'path:client'),
+      'within the budget nothing is dropped',
+    );
   });
 
   test('rare words count alone; common ones only with the rarest common word', () => {
@@ -131,7 +167,10 @@ describe('the conjunctive filter', () => {
     assert.ok(filter);
     assert.equal(filter.expression, '("kaviogrerk") OR (("upload") AND ("snapshot" OR "widget"))');
     // matchinfo numbers phrases in the order they appear; the idf list must follow it.
-    assert.deepEqual(filter.phrases.map((phrase) => phrase.expression), filter.expression.match(/"[^"]+"/g));
+    assert.deepEqual(
+      filter.phrases.map((phrase) => phrase.expression),
+      filter.expression.match(/"[^"]+"/g),
+    );
     const query = rankedQuery(filter, mixed);
     assert.equal(query.idf.length, filter.phrases.length * 3);
     assert.ok(query.idf[0] > query.idf[3], 'the rare word weighs more than a common one');
@@ -149,7 +188,10 @@ describe('phrases', () => {
 
   test('probes go from the longest stopword-free run to all the words', () => {
     const runs = contentRuns(['unable', 'to', 'compute', 'legacy', 'release', 'for', 'release', 'gateway']);
-    assert.deepEqual(runs, [['compute', 'legacy', 'release'], ['release', 'gateway']]);
+    assert.deepEqual(runs, [
+      ['compute', 'legacy', 'release'],
+      ['release', 'gateway'],
+    ]);
     assert.deepEqual(phraseProbes(runs, ['compute', 'gateway', 'release', 'legacy', 'unable']), [
       '"compute legacy release"',
       '"compute legacy release" "release gateway"',
@@ -158,9 +200,12 @@ describe('phrases', () => {
     ]);
     assert.deepEqual(contentRuns(['failed', 'to', 'open', 'a', 'file']), [], 'single words between stopwords make no run');
     // With chunk counts: the two rarest words go first when the run's lists are four times longer.
-    const listed = (word: string) => ({ compute: 200_000, release: 300_000, legacy: 400_000, gateway: 9_000, unable: 12_000 }[word] ?? 0);
+    const listed = (word: string) => ({ compute: 200_000, release: 300_000, legacy: 400_000, gateway: 9_000, unable: 12_000 })[word] ?? 0;
     assert.equal(phraseProbes(runs, ['compute', 'gateway', 'release', 'legacy', 'unable'], listed)[0], '"gateway" "unable"');
-    assert.equal(phraseProbes(runs, ['compute', 'gateway', 'release', 'legacy', 'unable'], (word) => (word === 'gateway' ? 100_000 : 50_000))[0], '"compute legacy release"');
+    assert.equal(
+      phraseProbes(runs, ['compute', 'gateway', 'release', 'legacy', 'unable'], (word) => (word === 'gateway' ? 100_000 : 50_000))[0],
+      '"compute legacy release"',
+    );
   });
 
   test('a phrase is found through its probes and checked against the live text; the same words out of order, or only part of the phrase, do not count', async () => {
@@ -172,7 +217,7 @@ describe('phrases', () => {
     await engine.close();
   });
 
-  test('the live-text check and FTS4\'s own phrase query agree', async () => {
+  test("the live-text check and FTS4's own phrase query agree", async () => {
     const engine = await openEngine(project(files).root);
     await engine.sync();
     const descriptor = describeTask('"refusing to compute the shared quokka ledger"');
@@ -181,11 +226,17 @@ describe('phrases', () => {
       get: async (relativePath: string) => {
         const text = files[relativePath as keyof typeof files];
         const row = engine.store.file(relativePath);
-        return text !== undefined && row ? { ok: true as const, sha256: row.sha256, lines: text.split('\n') } : { ok: false as const, reason: 'deleted' };
+        return text !== undefined && row
+          ? { ok: true as const, sha256: row.sha256, lines: text.split('\n') }
+          : { ok: false as const, reason: 'deleted' };
       },
     };
     const withLive = await collectCandidates(engine.store, descriptor, 64, undefined, live);
-    const phrasePaths = (candidates: typeof withLive) => candidates.filter((candidate) => candidate.reason === 'exact-phrase').map((candidate) => candidate.snippet.path).sort();
+    const phrasePaths = (candidates: typeof withLive) =>
+      candidates
+        .filter((candidate) => candidate.reason === 'exact-phrase')
+        .map((candidate) => candidate.snippet.path)
+        .sort();
     assert.deepEqual(phrasePaths(withLive), phrasePaths(withoutLive));
     assert.deepEqual(phrasePaths(withLive), ['src/raise.py']);
     await engine.close();

@@ -5,8 +5,16 @@ import type { Candidate } from '../../src/core/retrieval/candidates';
 import { fuseRankings, fusionCeiling } from '../../src/core/retrieval/hybrid';
 import type { Retrieval } from '../../src/core/retrieval/retrieve';
 import {
-  cachedQueryVectors, decodeVector, defaultEmbedder, embeddingDimensions, encodeVector, FeatureHashingEmbedder, queryCacheCapacity,
-  sourceKey, vectorPool, type Embedder,
+  cachedQueryVectors,
+  decodeVector,
+  defaultEmbedder,
+  embeddingDimensions,
+  encodeVector,
+  FeatureHashingEmbedder,
+  queryCacheCapacity,
+  sourceKey,
+  vectorPool,
+  type Embedder,
 } from '../../src/core/retrieval/vectors';
 import type { SnippetRow } from '../../src/core/store';
 import type { SyncContext } from '../../src/core/sync';
@@ -17,13 +25,17 @@ import { fixtureFactory, openEngine as openPlainEngine, recordingPorts } from '.
 
 const repository = path.resolve(__dirname, '..', '..', '..');
 /** Engines with structural parsers, so declarations (and exact tiers) exist. */
-const openEngine: typeof openPlainEngine = (root, extra = {}) => openPlainEngine(root, {
-  parsers: [
-    new TreeSitterParser({ grammarDir: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'), queryDir: path.join(repository, 'grammars') }),
-    new RegexParser(),
-  ],
-  ...extra,
-});
+const openEngine: typeof openPlainEngine = (root, extra = {}) =>
+  openPlainEngine(root, {
+    parsers: [
+      new TreeSitterParser({
+        grammarDir: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'),
+        queryDir: path.join(repository, 'grammars'),
+      }),
+      new RegexParser(),
+    ],
+    ...extra,
+  });
 
 const fixture = fixtureFactory();
 
@@ -74,7 +86,9 @@ function vectorCount(engine: ProjectEngine): number {
 }
 
 function vectorKeys(engine: ProjectEngine): string[] {
-  return (engine.store.database.exec('SELECT source_key, source_hash FROM derived_embeddings ORDER BY source_key')[0]?.values ?? []).map((row) => `${String(row[0])}@${String(row[1])}`);
+  return (engine.store.database.exec('SELECT source_key, source_hash FROM derived_embeddings ORDER BY source_key')[0]?.values ?? []).map(
+    (row) => `${String(row[0])}@${String(row[1])}`,
+  );
 }
 
 function contextOf(engine: ProjectEngine): SyncContext {
@@ -83,7 +97,12 @@ function contextOf(engine: ProjectEngine): SyncContext {
 
 /** Results and manifest without the wall-clock timestamp. */
 function comparable(retrieval: Retrieval): unknown {
-  return { results: retrieval.results, entries: retrieval.manifest.entries, ranking: retrieval.manifest.ranking, note: retrieval.manifest.note };
+  return {
+    results: retrieval.results,
+    entries: retrieval.manifest.entries,
+    ranking: retrieval.manifest.ranking,
+    note: retrieval.manifest.note,
+  };
 }
 
 class ThrowingEmbedder implements Embedder {
@@ -139,7 +158,9 @@ describe('derived_embeddings', () => {
     assert.equal(report.reindexed, Object.keys(project).length);
     const snippets = engine.store.allCurrentSnippets();
     assert.equal(vectorCount(engine), new Set(snippets.map((snippet) => sourceKey(snippet))).size);
-    const rows = engine.store.database.exec('SELECT source_key, source_hash, chunking_version, provider, model, dimensions FROM derived_embeddings')[0].values;
+    const rows = engine.store.database.exec(
+      'SELECT source_key, source_hash, chunking_version, provider, model, dimensions FROM derived_embeddings',
+    )[0].values;
     for (const [key, hash, chunking, provider, model, dimensions] of rows) {
       const snippet = snippets.find((candidate) => sourceKey(candidate) === key);
       assert.ok(snippet, String(key));
@@ -169,9 +190,25 @@ describe('derived_embeddings', () => {
   });
 
   test('vectors filled in later equal the vectors computed at index time', async () => {
-    const nested = ['class Outer:', '    """Holds helpers."""', '    limit = 3', '', '    def first(self):', '        return "first body"', '', '    def second(self):', '        return "second body"', ''].join('\n');
+    const nested = [
+      'class Outer:',
+      '    """Holds helpers."""',
+      '    limit = 3',
+      '',
+      '    def first(self):',
+      '        return "first body"',
+      '',
+      '    def second(self):',
+      '        return "second body"',
+      '',
+    ].join('\n');
     const root = fixture({ ...project, 'src/nested.py': nested }).root;
-    const vectors = (engine: ProjectEngine) => (engine.store.database.exec('SELECT source_key, source_hash, chunking_version, hex(vector) FROM derived_embeddings ORDER BY source_key')[0]?.values ?? []).map((row) => row.join(' '));
+    const vectors = (engine: ProjectEngine) =>
+      (
+        engine.store.database.exec(
+          'SELECT source_key, source_hash, chunking_version, hex(vector) FROM derived_embeddings ORDER BY source_key',
+        )[0]?.values ?? []
+      ).map((row) => row.join(' '));
     const atIndex = await openEngine(root, { options: { semantic: true } });
     await atIndex.sync();
     const later = await openEngine(root);
@@ -193,14 +230,23 @@ describe('derived_embeddings', () => {
     project2.edit('src/session.ts', project['src/session.ts'].replace('Queues a message', 'Queues one message'));
     await engine.sync();
     const after = vectorKeys(engine);
-    assert.deepEqual(after.filter((key) => !key.startsWith('src/session.ts#')), othersBefore);
+    assert.deepEqual(
+      after.filter((key) => !key.startsWith('src/session.ts#')),
+      othersBefore,
+    );
     const sessionHash = engine.store.file('src/session.ts')?.sha256;
     const session = after.filter((key) => key.startsWith('src/session.ts#'));
     assert.ok(session.length > 0);
-    assert.ok(session.every((key) => key.endsWith(`@${sessionHash}`)), 'only vectors of the new content remain');
+    assert.ok(
+      session.every((key) => key.endsWith(`@${sessionHash}`)),
+      'only vectors of the new content remain',
+    );
     project2.remove('src/redirects.ts');
     await engine.sync();
-    assert.deepEqual(vectorKeys(engine).filter((key) => key.startsWith('src/redirects.ts#')), []);
+    assert.deepEqual(
+      vectorKeys(engine).filter((key) => key.startsWith('src/redirects.ts#')),
+      [],
+    );
     await engine.close();
   });
 
@@ -211,7 +257,10 @@ describe('derived_embeddings', () => {
     project3.remove('a.ts');
     await engine.sync();
     const keys = vectorKeys(engine);
-    assert.ok(keys.some((key) => key.startsWith('a.ts#b.ts#L')), keys.join(', '));
+    assert.ok(
+      keys.some((key) => key.startsWith('a.ts#b.ts#L')),
+      keys.join(', '),
+    );
     assert.ok(!keys.some((key) => /^a\.ts#L/.test(key)), keys.join(', '));
     await engine.close();
   });
@@ -231,9 +280,27 @@ describe('hybrid ranking', () => {
 
   test('fusion never moves protected candidates and orders the rest deterministically', () => {
     const row = (rowid: number, path = `f${rowid}.ts`): SnippetRow => ({
-      rowid, id: `id${rowid}`, path, fileHash: 'h', startLine: 1, endLine: 5, tokens: 10, stale: false, chunkKind: 'window', parser: 'text',
-      parserVersion: 'v', symbolId: null, name: null, kind: null, qualifiedName: null, signature: null, parent: null, symbolStart: null,
-      symbolEnd: null, imports: null, refs: null,
+      rowid,
+      id: `id${rowid}`,
+      path,
+      fileHash: 'h',
+      startLine: 1,
+      endLine: 5,
+      tokens: 10,
+      stale: false,
+      chunkKind: 'window',
+      parser: 'text',
+      parserVersion: 'v',
+      symbolId: null,
+      name: null,
+      kind: null,
+      qualifiedName: null,
+      signature: null,
+      parent: null,
+      symbolStart: null,
+      symbolEnd: null,
+      imports: null,
+      refs: null,
     });
     const lexical: Candidate[] = [
       { snippet: row(1), reason: 'exact-symbol', base: 170, matched: 'a' },
@@ -243,14 +310,25 @@ describe('hybrid ranking', () => {
     ];
     const input = {
       lexical,
-      pool: [{ rowid: 9, cosine: 0.9 }, { rowid: 4, cosine: 0.8 }, { rowid: 1, cosine: 0.7 }],
+      pool: [
+        { rowid: 9, cosine: 0.9 },
+        { rowid: 4, cosine: 0.8 },
+        { rowid: 1, cosine: 0.7 },
+      ],
       poolRows: [row(9), row(4), row(1)],
       fromVector: (snippet: SnippetRow): Candidate => ({ snippet, reason: 'semantic', base: 20, matched: 'v' }),
     };
     const { protectedCandidates, fused } = fuseRankings(input);
-    assert.deepEqual(protectedCandidates.map((candidate) => candidate.snippet.rowid), [1, 2]);
+    assert.deepEqual(
+      protectedCandidates.map((candidate) => candidate.snippet.rowid),
+      [1, 2],
+    );
     assert.ok(fused.every((candidate) => candidate.base < fusionCeiling));
-    assert.deepEqual(fused.map((candidate) => candidate.snippet.rowid), [4, 3, 9], 'agreement first, then lexical, then vector-only');
+    assert.deepEqual(
+      fused.map((candidate) => candidate.snippet.rowid),
+      [4, 3, 9],
+      'agreement first, then lexical, then vector-only',
+    );
     assert.deepEqual(fuseRankings(input), { protectedCandidates, fused });
   });
 
@@ -261,10 +339,15 @@ describe('hybrid ranking', () => {
       const lexical = await engine.search(query, { semantic: false });
       const hybrid = await engine.search(query, { semantic: true });
       assert.equal(hybrid.manifest.ranking, 'hybrid');
-      const strong = (retrieval: Retrieval) => retrieval.results.filter((result) => result.score >= 82).map((result) => `${result.path}:${result.startLine}:${result.reason}`);
+      const strong = (retrieval: Retrieval) =>
+        retrieval.results.filter((result) => result.score >= 82).map((result) => `${result.path}:${result.startLine}:${result.reason}`);
       assert.ok(strong(lexical).length > 0, query);
       assert.deepEqual(strong(hybrid), strong(lexical), query);
-      assert.deepEqual(hybrid.results.slice(0, strong(lexical).length).map((result) => result.id), lexical.results.slice(0, strong(lexical).length).map((result) => result.id), query);
+      assert.deepEqual(
+        hybrid.results.slice(0, strong(lexical).length).map((result) => result.id),
+        lexical.results.slice(0, strong(lexical).length).map((result) => result.id),
+        query,
+      );
     }
     await engine.close();
   });
@@ -319,7 +402,10 @@ describe('vector failures fall back to the lexical result unchanged', () => {
         assert.deepEqual(hybrid.manifest.entries, lexical.manifest.entries, query);
       }
       assert.ok(embedder.calls > 0);
-      assert.ok(warnings.some((warning) => /injected embedding failure/.test(warning)), warnings.join('\n'));
+      assert.ok(
+        warnings.some((warning) => /injected embedding failure/.test(warning)),
+        warnings.join('\n'),
+      );
       await engine.close();
     });
   }

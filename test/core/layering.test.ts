@@ -14,7 +14,9 @@ function sourceFiles(directory: string): string[] {
 }
 
 test('src/core never imports vscode', () => {
-  const offenders = sourceFiles(path.join(repository, 'src', 'core')).filter((file) => /from\s+['"]vscode['"]|require\(\s*['"]vscode['"]\s*\)|import\(\s*['"]vscode['"]\s*\)/.test(fs.readFileSync(file, 'utf8')));
+  const offenders = sourceFiles(path.join(repository, 'src', 'core')).filter((file) =>
+    /from\s+['"]vscode['"]|require\(\s*['"]vscode['"]\s*\)|import\(\s*['"]vscode['"]\s*\)/.test(fs.readFileSync(file, 'utf8')),
+  );
   assert.deepEqual(offenders, []);
 });
 

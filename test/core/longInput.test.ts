@@ -8,7 +8,10 @@ import { fixtureFactory, numberedLines, openEngine } from './fixtures';
 
 const repository = path.resolve(__dirname, '..', '..', '..');
 const parsers = () => [
-  new TreeSitterParser({ grammarDir: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'), queryDir: path.join(repository, 'grammars') }),
+  new TreeSitterParser({
+    grammarDir: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'),
+    queryDir: path.join(repository, 'grammars'),
+  }),
   new RegexParser(),
 ];
 
@@ -26,7 +29,10 @@ const traces: Array<{ runtime: string; trace: string; expected: Array<{ path: st
       '    raise LedgerError("ledger is locked")',
       'orders.ledger.LedgerError: ledger is locked',
     ].join('\n'),
-    expected: [{ path: '/home/ci/build/app/orders/ledger.py', line: 40, symbol: 'book' }, { path: '/home/ci/build/app/orders/service.py', line: 12, symbol: 'place' }],
+    expected: [
+      { path: '/home/ci/build/app/orders/ledger.py', line: 40, symbol: 'book' },
+      { path: '/home/ci/build/app/orders/service.py', line: 12, symbol: 'place' },
+    ],
   },
   {
     runtime: 'JavaScript',
@@ -35,7 +41,10 @@ const traces: Array<{ runtime: string; trace: string; expected: Array<{ path: st
       '    at Cart.sum (/Users/dev/shop/src/cart.ts:18:11)',
       '    at checkout (file:///Users/dev/shop/src/checkout.ts:7:3)',
     ].join('\n'),
-    expected: [{ path: '/Users/dev/shop/src/cart.ts', line: 18, symbol: 'Cart.sum' }, { path: '/Users/dev/shop/src/checkout.ts', line: 7, symbol: 'checkout' }],
+    expected: [
+      { path: '/Users/dev/shop/src/cart.ts', line: 18, symbol: 'Cart.sum' },
+      { path: '/Users/dev/shop/src/checkout.ts', line: 7, symbol: 'checkout' },
+    ],
   },
   {
     runtime: 'Go',
@@ -47,7 +56,10 @@ const traces: Array<{ runtime: string; trace: string; expected: Array<{ path: st
       'main.main()',
       '\t/go/src/example.com/shop/main.go:9 +0x25',
     ].join('\n'),
-    expected: [{ path: '/go/src/example.com/shop/server/server.go', line: 42, symbol: 'Server.handle' }, { path: '/go/src/example.com/shop/main.go', line: 9, symbol: 'main' }],
+    expected: [
+      { path: '/go/src/example.com/shop/server/server.go', line: 42, symbol: 'Server.handle' },
+      { path: '/go/src/example.com/shop/main.go', line: 9, symbol: 'main' },
+    ],
   },
   {
     runtime: 'Java',
@@ -56,7 +68,10 @@ const traces: Array<{ runtime: string; trace: string; expected: Array<{ path: st
       '\tat com.shop.Cart.total(Cart.java:31)',
       '\tat com.shop.Main.main(Main.java:5)',
     ].join('\n'),
-    expected: [{ path: 'Cart.java', line: 31, symbol: 'Cart.total' }, { path: 'Main.java', line: 5, symbol: 'Main.main' }],
+    expected: [
+      { path: 'Cart.java', line: 31, symbol: 'Cart.total' },
+      { path: 'Main.java', line: 5, symbol: 'Main.main' },
+    ],
   },
   {
     runtime: 'Rust',
@@ -69,7 +84,11 @@ const traces: Array<{ runtime: string; trace: string; expected: Array<{ path: st
       '   1: shop::main',
       '             at ./src/main.rs:4:5',
     ].join('\n'),
-    expected: [{ path: 'src/cart.rs', line: 27 }, { path: 'src/cart.rs', line: 27 }, { path: 'src/main.rs', line: 4, symbol: 'main' }],
+    expected: [
+      { path: 'src/cart.rs', line: 27 },
+      { path: 'src/cart.rs', line: 27 },
+      { path: 'src/main.rs', line: 4, symbol: 'main' },
+    ],
   },
   {
     runtime: 'C#',
@@ -78,7 +97,10 @@ const traces: Array<{ runtime: string; trace: string; expected: Array<{ path: st
       '   at Shop.Billing.Cart.Total() in C:\\agent\\_work\\1\\s\\src\\Billing\\Cart.cs:line 31',
       '   at Shop.Program.Main(String[] args) in C:\\agent\\_work\\1\\s\\src\\Program.cs:line 8',
     ].join('\n'),
-    expected: [{ path: 'C:/agent/_work/1/s/src/Billing/Cart.cs', line: 31, symbol: 'Cart.Total' }, { path: 'C:/agent/_work/1/s/src/Program.cs', line: 8, symbol: 'Program.Main' }],
+    expected: [
+      { path: 'C:/agent/_work/1/s/src/Billing/Cart.cs', line: 31, symbol: 'Cart.Total' },
+      { path: 'C:/agent/_work/1/s/src/Program.cs', line: 8, symbol: 'Program.Main' },
+    ],
   },
 ];
 
@@ -86,7 +108,9 @@ describe('long inputs: stack traces of six runtimes (issue 14)', () => {
   for (const { runtime, trace, expected } of traces) {
     test(`${runtime} frames give file, line and function, innermost first`, () => {
       const hints = describeTask(trace).lineHints;
-      const wanted = expected.filter((frame, index) => expected.findIndex((other) => other.path === frame.path && other.line === frame.line) === index);
+      const wanted = expected.filter(
+        (frame, index) => expected.findIndex((other) => other.path === frame.path && other.line === frame.line) === index,
+      );
       assert.equal(hints.length, wanted.length, JSON.stringify(hints));
       wanted.forEach((frame, index) => {
         assert.equal(hints[index].path, frame.path, `${runtime} frame ${index}`);
@@ -108,10 +132,15 @@ describe('long inputs: stack traces of six runtimes (issue 14)', () => {
     // The frames name /home/ci/build/app/...: the project holds app/orders/... under another root.
     const result = await engine.search(traces[0].trace);
     assert.equal(result.results[0].path, 'app/orders/ledger.py');
-    assert.ok(result.results[0].startLine <= 40 && 40 <= result.results[0].endLine, `${result.results[0].startLine}-${result.results[0].endLine}`);
+    assert.ok(
+      result.results[0].startLine <= 40 && 40 <= result.results[0].endLine,
+      `${result.results[0].startLine}-${result.results[0].endLine}`,
+    );
     assert.ok(result.results.some((item) => item.path === 'app/orders/service.py'));
     // A site-packages copy of the project's package maps by its longest matching folder suffix.
-    const installed = await engine.search('  File "/opt/venv/lib/python3.12/site-packages/orders/ledger.py", line 40, in book\nLedgerError: ledger is locked');
+    const installed = await engine.search(
+      '  File "/opt/venv/lib/python3.12/site-packages/orders/ledger.py", line 40, in book\nLedgerError: ledger is locked',
+    );
     assert.equal(installed.results[0].path, 'app/orders/ledger.py');
     await engine.close();
   });

@@ -163,7 +163,10 @@ describe('pk mcp over stdio (SDK Client)', () => {
     assert.ok(!result.isError, textOf(result));
     const structured = result.structuredContent as { references: Array<Record<string, unknown>>; tests: Array<Record<string, unknown>> };
     const summary = (list: Array<Record<string, unknown>>) =>
-      list.map((use) => `${String(use.path)}:${String(use.line)} ${String(use.label)} ${(use.caller as { qualifiedName: string } | null)?.qualifiedName ?? '-'}`);
+      list.map(
+        (use) =>
+          `${String(use.path)}:${String(use.line)} ${String(use.label)} ${(use.caller as { qualifiedName: string } | null)?.qualifiedName ?? '-'}`,
+      );
     // other.ts line 1 declares `send` in a type literal: a method is used as `receiver.send`, so only line 2 is a use.
     assert.deepEqual(summary(structured.references), ['src/app.ts:6 extracted main', 'src/other.ts:2 name-match relay']);
     assert.deepEqual(summary(structured.tests), ['test/session.test.ts:4 extracted sendsMessages']);

@@ -18,7 +18,10 @@ describe('localization set: BM25 baseline', () => {
   });
 
   test('Okapi score with k1 1.2 and b 0.75 matches the hand computation', () => {
-    const documents = new Map([['a.ts', bm25Document('alpha beta')], ['b.ts', bm25Document('beta gamma gamma')]]);
+    const documents = new Map([
+      ['a.ts', bm25Document('alpha beta')],
+      ['b.ts', bm25Document('beta gamma gamma')],
+    ]);
     const scores = bm25Scores('gamma', documents);
     assert.equal(scores.length, 1);
     assert.equal(scores[0].path, 'b.ts');
@@ -36,7 +39,10 @@ describe('localization set: BM25 baseline', () => {
     ]);
     assert.deepEqual(bm25Rank('rotate the server log', documents).slice(0, 1), ['rare.go']);
     assert.deepEqual(bm25Rank('nothing matches', documents), []);
-    const tied = new Map([['b.py', bm25Document('token')], ['a.py', bm25Document('token')]]);
+    const tied = new Map([
+      ['b.py', bm25Document('token')],
+      ['a.py', bm25Document('token')],
+    ]);
     assert.deepEqual(bm25Rank('token', tied), ['a.py', 'b.py']);
   });
 });

@@ -9,7 +9,10 @@ import { fixtureFactory, openEngine } from './fixtures';
 
 const repository = path.resolve(__dirname, '..', '..', '..');
 const parsers = () => [
-  new TreeSitterParser({ grammarDir: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'), queryDir: path.join(repository, 'grammars') }),
+  new TreeSitterParser({
+    grammarDir: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'),
+    queryDir: path.join(repository, 'grammars'),
+  }),
   new RegexParser(),
 ];
 
@@ -82,7 +85,10 @@ describe('query understanding by shape (issue 14)', () => {
     await engine.sync();
     const result = await engine.search('Event loop is closed');
     assert.equal(result.results[0].path, 'aio/base_events.py');
-    assert.ok(result.results[0].startLine <= 7 && 7 <= result.results[0].endLine, `${result.results[0].startLine}-${result.results[0].endLine}`);
+    assert.ok(
+      result.results[0].startLine <= 7 && 7 <= result.results[0].endLine,
+      `${result.results[0].startLine}-${result.results[0].endLine}`,
+    );
     assert.equal(result.results[0].reason, 'exact-phrase');
     assert.ok(result.results[0].score > tierScores['exact-symbol'], `${result.results[0].score}`);
     assert.ok(!result.results.some((item) => item.reason === 'exact-symbol'), 'loop and closed are declared too often to count as symbols');

@@ -20,7 +20,11 @@ const cookieSource = [
 
 describe('basic retrieval', () => {
   test('exact path, basename, phrase and full-text candidates with reasons', async () => {
-    const project = fixture({ 'src/http/cookies.ts': cookieSource, 'src/other.ts': numberedLines(40, 'other'), 'README.md': '# Cookies\nWe parse cookies.\n' });
+    const project = fixture({
+      'src/http/cookies.ts': cookieSource,
+      'src/other.ts': numberedLines(40, 'other'),
+      'README.md': '# Cookies\nWe parse cookies.\n',
+    });
     const engine = await openEngine(project.root);
     await engine.sync();
     const byPath = await engine.search('src/http/cookies.ts');
@@ -57,7 +61,10 @@ describe('basic retrieval', () => {
     await engine.sync();
     project.remove('a.ts');
     const result = await engine.search('vanishing');
-    assert.deepEqual(result.results.map((item) => item.path), ['b.ts']);
+    assert.deepEqual(
+      result.results.map((item) => item.path),
+      ['b.ts'],
+    );
     assert.ok(result.manifest.entries.some((entry) => entry.path === 'a.ts' && entry.reason === 'deleted' && !entry.included));
     assert.equal(engine.store.file('a.ts'), undefined);
     await engine.close();
@@ -65,7 +72,8 @@ describe('basic retrieval', () => {
 
   test('same query twice gives identical results and manifest entries', async () => {
     const files: Record<string, string> = {};
-    for (let index = 0; index < 20; index++) files[`f${index}.ts`] = `export const shared${index} = "common words here";\n${numberedLines(20, `v${index}_`)}`;
+    for (let index = 0; index < 20; index++)
+      files[`f${index}.ts`] = `export const shared${index} = "common words here";\n${numberedLines(20, `v${index}_`)}`;
     const project = fixture(files);
     const engine = await openEngine(project.root);
     await engine.sync();
@@ -143,7 +151,21 @@ describe('prompt boundary and manifest', () => {
     assert.ok(!serialized.includes('distinctive literal payload'));
     assert.ok(!serialized.includes('return "'));
     const entry = result.manifest.entries[0];
-    for (const key of ['included', 'kind', 'snippetId', 'path', 'fileHash', 'startLine', 'endLine', 'score', 'tokens', 'reason', 'modified', 'gitCommit']) assert.ok(key in entry, key);
+    for (const key of [
+      'included',
+      'kind',
+      'snippetId',
+      'path',
+      'fileHash',
+      'startLine',
+      'endLine',
+      'score',
+      'tokens',
+      'reason',
+      'modified',
+      'gitCommit',
+    ])
+      assert.ok(key in entry, key);
     await engine.close();
   });
 });

@@ -9,7 +9,10 @@ import { fixtureFactory, numberedLines, openEngine } from './fixtures';
 
 const repository = path.resolve(__dirname, '..', '..', '..');
 const parsers = () => [
-  new TreeSitterParser({ grammarDir: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'), queryDir: path.join(repository, 'grammars') }),
+  new TreeSitterParser({
+    grammarDir: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'),
+    queryDir: path.join(repository, 'grammars'),
+  }),
   new RegexParser(),
 ];
 
@@ -77,7 +80,10 @@ describe('tiers and candidates', () => {
     assert.equal(qualified.results[0].symbol, 'BaseCookie.load');
     assert.ok(qualified.results[0].score > qualified.results[1].score);
     const bare = await engine.search('load');
-    const declared = bare.results.filter((result) => result.reason === 'exact-symbol').map((result) => result.symbol).sort();
+    const declared = bare.results
+      .filter((result) => result.reason === 'exact-symbol')
+      .map((result) => result.symbol)
+      .sort();
     assert.deepEqual(declared, ['BaseCookie.load', 'load']);
     const outer = await engine.search('pkg.cookies.BaseCookie.load');
     assert.equal(outer.results[0].symbol, 'BaseCookie.load', 'an unknown outer qualifier is dropped');
@@ -108,7 +114,10 @@ describe('tiers and candidates', () => {
       "pkg.cookies.CookieError: Illegal key 'a b'",
     ].join('\n');
     const traced = await engine.search(trace);
-    assert.deepEqual(traced.results.slice(0, 2).map((item) => item.symbol), ['Morsel.set', 'BaseCookie.load']);
+    assert.deepEqual(
+      traced.results.slice(0, 2).map((item) => item.symbol),
+      ['Morsel.set', 'BaseCookie.load'],
+    );
     assert.equal(traced.results[0].reason, 'exact-path');
     await engine.close();
   });
@@ -127,11 +136,15 @@ describe('tiers and candidates', () => {
 
 describe('ordering, collapsing and cutting', () => {
   test('exact matches are never displaced, not even by many modified, cheaper, stronger full-text matches', async () => {
-    const files: Record<string, string> = { 'target.ts': `export function quotaGuard(limit: number): boolean {\n  return limit > 0;\n}\n${numberedLines(150, 'pad')}` };
-    for (let index = 0; index < 12; index++) files[`noise${index}.ts`] = `// quotaGuard quotaGuard quota guard quota guard\nexport const n${index} = ${index};\n`;
+    const files: Record<string, string> = {
+      'target.ts': `export function quotaGuard(limit: number): boolean {\n  return limit > 0;\n}\n${numberedLines(150, 'pad')}`,
+    };
+    for (let index = 0; index < 12; index++)
+      files[`noise${index}.ts`] = `// quotaGuard quotaGuard quota guard quota guard\nexport const n${index} = ${index};\n`;
     const project = fixture(files);
     project.initGit();
-    for (let index = 0; index < 12; index++) project.edit(`noise${index}.ts`, `// quotaGuard quota guard quotaGuard quota guard (edited)\nexport const n${index} = ${index};\n`);
+    for (let index = 0; index < 12; index++)
+      project.edit(`noise${index}.ts`, `// quotaGuard quota guard quotaGuard quota guard (edited)\nexport const n${index} = ${index};\n`);
     const engine = await openEngine(project.root, { parsers: parsers() });
     await engine.sync();
     assert.ok(engine.store.file('noise0.ts')?.modified);
@@ -182,25 +195,38 @@ describe('ordering, collapsing and cutting', () => {
   });
 
   test('equal scores order by modified state, then path, then line', async () => {
-    const project = fixture({ 'b.ts': 'export const tieBreaker = 1;\n', 'a.ts': 'export const tieBreaker = 1;;\n', 'c.ts': 'export const tieBreaker = 1;;;\n' });
+    const project = fixture({
+      'b.ts': 'export const tieBreaker = 1;\n',
+      'a.ts': 'export const tieBreaker = 1;;\n',
+      'c.ts': 'export const tieBreaker = 1;;;\n',
+    });
     project.initGit();
     project.edit('c.ts', 'export const tieBreaker = 1;;;;\n');
     const engine = await openEngine(project.root, { parsers: parsers() });
     await engine.sync();
     const result = await engine.search('tieBreaker');
-    assert.deepEqual(result.results.map((item) => item.path), ['c.ts', 'a.ts', 'b.ts']);
+    assert.deepEqual(
+      result.results.map((item) => item.path),
+      ['c.ts', 'a.ts', 'b.ts'],
+    );
     assert.ok(result.results[0].modified);
     await engine.close();
   });
 
   test('after literal evidence only a few weaker snippets ride along; the rest are listed as low-relevance', async () => {
     const files: Record<string, string> = { 'src/limiter.ts': 'export function rateLimiter(): void {}\n' };
-    for (let index = 0; index < 10; index++) files[`src/mention${index}.ts`] = `// uses the rate limiter ${index}\nexport const m${index} = ${index};\n`;
-    for (let index = 0; index < 40; index++) files[`src/other${index}.ts`] = `// unrelated module ${index} about parsing and rendering\nexport const o${index} = ${index};\n`;
+    for (let index = 0; index < 10; index++)
+      files[`src/mention${index}.ts`] = `// uses the rate limiter ${index}\nexport const m${index} = ${index};\n`;
+    for (let index = 0; index < 40; index++)
+      files[`src/other${index}.ts`] = `// unrelated module ${index} about parsing and rendering\nexport const o${index} = ${index};\n`;
     const engine = await openEngine(fixture(files).root, { parsers: parsers() });
     await engine.sync();
     const lookup = await engine.search('rateLimiter');
-    assert.deepEqual(lookup.results.map((item) => `${item.path} ${item.reason}`), ['src/limiter.ts exact-symbol'], 'a pure lookup that hits needs no full text');
+    assert.deepEqual(
+      lookup.results.map((item) => `${item.path} ${item.reason}`),
+      ['src/limiter.ts exact-symbol'],
+      'a pure lookup that hits needs no full text',
+    );
     const result = await engine.search('rateLimiter rate limiter mentions');
     assert.equal(result.results[0].reason, 'exact-symbol');
     assert.ok(result.results.length <= 2, result.results.map((item) => item.path).join(', '));

@@ -114,9 +114,10 @@ test('generated secrets in every syntax never reach the index or any output; loo
   const caught = corpus.planted.length - leaked.length;
   const kept = lookalikes.filter((item) => indexed.has(item.path));
   const dropped = lookalikes.filter((item) => !indexed.has(item.path));
-  const message = `secrets caught ${caught}/${corpus.planted.length} `
-    + `(${secretFormats.length} formats from ${providers.size} providers × ${syntaxes.length} syntaxes); `
-    + `false positives kept ${kept.length}/${lookalikes.length} (${((kept.length / lookalikes.length) * 100).toFixed(1)}%)`;
+  const message =
+    `secrets caught ${caught}/${corpus.planted.length} ` +
+    `(${secretFormats.length} formats from ${providers.size} providers × ${syntaxes.length} syntaxes); ` +
+    `false positives kept ${kept.length}/${lookalikes.length} (${((kept.length / lookalikes.length) * 100).toFixed(1)}%)`;
   console.log(message);
   t.diagnostic(message);
   const bySyntax = new Map<string, number>();
@@ -153,15 +154,20 @@ test(layerTest, { timeout: 120_000 }, async () => {
   // Inputs built to make a backtracking pattern slow still finish (the test's timeout is the bound).
   const pk = 'PRIVATE' + ' KEY';
   const inputs = [
-    'password = "' + 'a1'.repeat(100_000), ('-----BEGIN RSA ' + pk + '-----\n').repeat(5_000), ('xo' + 'xb-1-').repeat(50_000),
-    'https://' + 'a:b@'.repeat(100_000), 'Basic ' + 'A'.repeat(400_000), ('gh' + 'p_').repeat(150_000), ('postgres://u:').repeat(30_000),
+    'password = "' + 'a1'.repeat(100_000),
+    ('-----BEGIN RSA ' + pk + '-----\n').repeat(5_000),
+    ('xo' + 'xb-1-').repeat(50_000),
+    'https://' + 'a:b@'.repeat(100_000),
+    'Basic ' + 'A'.repeat(400_000),
+    ('gh' + 'p_').repeat(150_000),
+    'postgres://u:'.repeat(30_000),
   ];
   for (const input of inputs) {
     await findSecretlintSecret(input, 'config/x.yaml');
   }
 });
 
-test('the project\'s own sources and tests, rules and corpus included, are flagged by neither layer', async () => {
+test("the project's own sources and tests, rules and corpus included, are flagged by neither layer", async () => {
   const root = path.resolve(__dirname, '..', '..', '..');
   const flagged: string[] = [];
   let checked = 0;
@@ -183,8 +189,8 @@ test('a credential only secretlint reports is left out by the engine and by the 
   // A password made of words passes the own rules' entropy bar on purpose; secretlint's
   // connection-string rule still reports it, so this file is excluded only if the layer runs.
   const draw = new Draw(seededRandom(seed + 3));
-  const password = draw.pick(['hunter', 'summer', 'harbor', 'meadow']) + draw.from('0123456789', 2)
-    + draw.pick(['lantern', 'orchard', 'granite']);
+  const password =
+    draw.pick(['hunter', 'summer', 'harbor', 'meadow']) + draw.from('0123456789', 2) + draw.pick(['lantern', 'orchard', 'granite']);
   const text = `export const databaseUrl = "mysql://root:${password}@db.acme-corp.io/app";\n`;
   assert.equal(findSecret(text, 'src/db.ts'), undefined);
   const project = fixture({ 'src/db.ts': text, 'src/ok.ts': 'export const ok = true;\n' });
@@ -199,7 +205,11 @@ test('a credential only secretlint reports is left out by the engine and by the 
   const cli = path.resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
   const result = spawnSync(process.execPath, [cli, 'index', project.root, '--db', tempFile('cli.sqlite'), '--json'], { encoding: 'utf8' });
   assert.equal(result.status, 0, result.stderr);
-  assert.equal((JSON.parse(result.stdout) as { exclusionsByReason: Record<string, number> }).exclusionsByReason['secret-content'], 1, result.stdout);
+  assert.equal(
+    (JSON.parse(result.stdout) as { exclusionsByReason: Record<string, number> }).exclusionsByReason['secret-content'],
+    1,
+    result.stdout,
+  );
   assert.ok(!result.stdout.includes(password) && !result.stderr.includes(password));
 });
 

@@ -41,9 +41,10 @@ test('planted secrets of every pattern are absent from the database bytes and ev
     'deploy/key.txt': `${dashes}BEGIN RSA PRIVATE KEY${dashes}\n${secrets.privateKeyBody}\n${secrets.privateKeyBody}\n${dashes}END RSA PRIVATE KEY${dashes}\n`,
     '.env': `API_TOKEN=${secrets.password}\n`,
     '.npmrc': `//registry.example.invalid/:_authToken=${secrets.npmToken}\n`,
-    'id_rsa': `${dashes}BEGIN OPENSSH PRIVATE KEY${dashes}\n${secrets.privateKeyBody}\n`,
+    id_rsa: `${dashes}BEGIN OPENSSH PRIVATE KEY${dashes}\n${secrets.privateKeyBody}\n`,
     // Handles credentials but holds none: it must still be indexed.
-    'src/credentials.ts': 'export function apiKey(): string {\n  const token = process.env.API_KEY;\n  if (!token) throw new Error("API_KEY is not set");\n  return token;\n}\n',
+    'src/credentials.ts':
+      'export function apiKey(): string {\n  const token = process.env.API_KEY;\n  if (!token) throw new Error("API_KEY is not set");\n  return token;\n}\n',
   };
   const project = new Fixture(files);
   fixtures.push(project);
@@ -55,7 +56,20 @@ test('planted secrets of every pattern are absent from the database bytes and ev
   assert.ok((report.exclusionsByReason['secret-content'] ?? 0) >= 8, JSON.stringify(report.exclusionsByReason));
 
   const outputs: string[] = [];
-  for (const query of ['accessKeyId', 'key', 'GITHUB_TOKEN', 'SLACK', 'Stripe api_key', 'token', 'Bearer header', 'DATABASE_PASSWORD', 'RSA PRIVATE KEY', 'API_TOKEN', 'authToken', 'credentials.ts']) {
+  for (const query of [
+    'accessKeyId',
+    'key',
+    'GITHUB_TOKEN',
+    'SLACK',
+    'Stripe api_key',
+    'token',
+    'Bearer header',
+    'DATABASE_PASSWORD',
+    'RSA PRIVATE KEY',
+    'API_TOKEN',
+    'authToken',
+    'credentials.ts',
+  ]) {
     const context = await engine.context(query);
     outputs.push(JSON.stringify(context));
   }

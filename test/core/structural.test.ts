@@ -59,7 +59,9 @@ async function scoreCorpus(parser: ChunkParser, languages: string[]): Promise<Ma
       const found = symbols(await parser.parse(source, { ...options, timeoutMs: 5000 }));
       for (const label of labels.declarations) {
         score.expected++;
-        const hit = found.some((symbol) => symbol.qualifiedName === label.qualifiedName && symbol.kind === label.kind && symbol.startLine === label.startLine);
+        const hit = found.some(
+          (symbol) => symbol.qualifiedName === label.qualifiedName && symbol.kind === label.kind && symbol.startLine === label.startLine,
+        );
         if (hit) score.found++;
         else score.misses.push(`${language}/${file}: ${label.kind} ${label.qualifiedName} @${label.startLine}`);
       }
@@ -136,10 +138,16 @@ describe('structural parsing: chunk shape', () => {
       assert.ok(result, `${parser.kind} parses`);
       const parts = result.chunks.filter((chunk) => chunk.symbol?.qualifiedName === 'Big.sum');
       assert.ok(parts.length >= 3, `${parser.kind} splits Big.sum`);
-      assert.ok(parts.every((part) => part.chunkKind === 'part' && part.endLine - part.startLine + 1 <= 80 && part.symbol === parts[0].symbol));
+      assert.ok(
+        parts.every((part) => part.chunkKind === 'part' && part.endLine - part.startLine + 1 <= 80 && part.symbol === parts[0].symbol),
+      );
       for (let index = 1; index < parts.length; index++) assert.equal(parts[index].startLine, parts[index - 1].startLine + 68);
       const small = result.chunks.find((chunk) => chunk.symbol?.name === 'small');
-      assert.deepEqual([small?.chunkKind, small?.startLine, small?.endLine], ['declaration', 208, 208], `${parser.kind} keeps small declarations small`);
+      assert.deepEqual(
+        [small?.chunkKind, small?.startLine, small?.endLine],
+        ['declaration', 208, 208],
+        `${parser.kind} keeps small declarations small`,
+      );
     }
   });
 
@@ -147,11 +155,16 @@ describe('structural parsing: chunk shape', () => {
     const text = 'const a = 1;\nconsole.log(a);\n\nfunction f() {}\n\nconsole.log("between");\n\nfunction g() {}\nmain();\n';
     const result = await treeSitter.parse(input('windows.ts', text), options);
     const windows = result?.chunks.filter((chunk) => chunk.chunkKind === 'window').map((chunk) => [chunk.startLine, chunk.endLine]);
-    assert.deepEqual(windows, [[1, 2], [6, 6], [9, 9]]);
+    assert.deepEqual(windows, [
+      [1, 2],
+      [6, 6],
+      [9, 9],
+    ]);
   });
 
   test('symbols carry signature, parent, references and file imports', async () => {
-    const text = "import { Transport } from './transport';\n\nexport class Session {\n  send(message: string): void {\n    this.transport.write(encode(message));\n  }\n}\n";
+    const text =
+      "import { Transport } from './transport';\n\nexport class Session {\n  send(message: string): void {\n    this.transport.write(encode(message));\n  }\n}\n";
     const result = await treeSitter.parse(input('session.ts', text), options);
     const send = result?.chunks.find((chunk) => chunk.symbol?.qualifiedName === 'Session.send');
     assert.deepEqual(result?.imports, ['./transport']);
@@ -163,13 +176,38 @@ describe('structural parsing: chunk shape', () => {
 
 describe('structural parsing: fallbacks and bad input', () => {
   test('regex fallback parses TypeScript, Python and Go', async () => {
-    const ts = await regex.parse(input('a.ts', '// class Fake {}\nexport class A<T> {\n  run(x: T): void {}\n}\nexport const f = (n: number) => n;\n'), options);
+    const ts = await regex.parse(
+      input('a.ts', '// class Fake {}\nexport class A<T> {\n  run(x: T): void {}\n}\nexport const f = (n: number) => n;\n'),
+      options,
+    );
     assert.equal(ts?.parser, 'regex');
-    assert.deepEqual(symbols(ts).map((s) => [s.qualifiedName, s.kind, s.startLine]), [['A', 'class', 2], ['A.run', 'method', 3], ['f', 'function', 5]]);
-    const py = await regex.parse(input('a.py', 'class A:\n    """def fake(): pass"""\n    @property\n    def b(self):\n        return 1\n'), options);
-    assert.deepEqual(symbols(py).map((s) => [s.qualifiedName, s.kind, s.startLine]), [['A', 'class', 1], ['A.b', 'accessor', 4]]);
-    const go = await regex.parse(input('a.go', 'package a\n\n// func Fake() {}\nfunc (s *Stack[T]) Push(v T) {\n\ts.items = append(s.items, v)\n}\n'), options);
-    assert.deepEqual(symbols(go).map((s) => [s.qualifiedName, s.kind, s.startLine]), [['Stack.Push', 'method', 4]]);
+    assert.deepEqual(
+      symbols(ts).map((s) => [s.qualifiedName, s.kind, s.startLine]),
+      [
+        ['A', 'class', 2],
+        ['A.run', 'method', 3],
+        ['f', 'function', 5],
+      ],
+    );
+    const py = await regex.parse(
+      input('a.py', 'class A:\n    """def fake(): pass"""\n    @property\n    def b(self):\n        return 1\n'),
+      options,
+    );
+    assert.deepEqual(
+      symbols(py).map((s) => [s.qualifiedName, s.kind, s.startLine]),
+      [
+        ['A', 'class', 1],
+        ['A.b', 'accessor', 4],
+      ],
+    );
+    const go = await regex.parse(
+      input('a.go', 'package a\n\n// func Fake() {}\nfunc (s *Stack[T]) Push(v T) {\n\ts.items = append(s.items, v)\n}\n'),
+      options,
+    );
+    assert.deepEqual(
+      symbols(go).map((s) => [s.qualifiedName, s.kind, s.startLine]),
+      [['Stack.Push', 'method', 4]],
+    );
     assert.equal(await regex.parse(input('a.rs', 'fn main() {}'), options), undefined);
     assert.equal(regex.supports('rust'), false);
   });
@@ -184,7 +222,10 @@ describe('structural parsing: fallbacks and bad input', () => {
   });
 
   test('in a parser chain a missing grammar falls back to regex, then to text windows', async () => {
-    const chain = new ParserChain([new TreeSitterParser({ grammarDir: path.join(os.tmpdir(), 'no-such-grammar-dir-pk'), queryDir }), new RegexParser()]);
+    const chain = new ParserChain([
+      new TreeSitterParser({ grammarDir: path.join(os.tmpdir(), 'no-such-grammar-dir-pk'), queryDir }),
+      new RegexParser(),
+    ]);
     const typescript = await chain.parse(input('a.ts', 'export function f() {}\n'), options);
     assert.equal(typescript.parser, 'regex');
     assert.equal(typescript.fallbackReason, 'tree-sitter: grammar-missing');
@@ -241,8 +282,14 @@ describe('structural parsing: fallbacks and bad input', () => {
     const brackets = `const deep = ${'['.repeat(5000)}${']'.repeat(5000)};\nfunction after() {}\n`;
     const blocks = `function outer() {\n${'{\n'.repeat(5000)}${'}\n'.repeat(5000)}}\n`;
     const functions = `${Array.from({ length: 5000 }, (_, index) => `function f${index}() {`).join('\n')}\n${'}\n'.repeat(5000)}`;
-    const python = Array.from({ length: 1000 }, (_, index) => `${' '.repeat(index)}def f${index}():`).join('\n') + `\n${' '.repeat(1000)}pass\n`;
-    for (const [file, text] of [['brackets.js', brackets], ['blocks.js', blocks], ['functions.js', functions], ['nested.py', python]]) {
+    const python =
+      Array.from({ length: 1000 }, (_, index) => `${' '.repeat(index)}def f${index}():`).join('\n') + `\n${' '.repeat(1000)}pass\n`;
+    for (const [file, text] of [
+      ['brackets.js', brackets],
+      ['blocks.js', blocks],
+      ['functions.js', functions],
+      ['nested.py', python],
+    ]) {
       for (const parser of [treeSitter, regex]) {
         const started = performance.now();
         const result = await parser.parse(input(file, text), options);
@@ -255,7 +302,8 @@ describe('structural parsing: fallbacks and bad input', () => {
   });
 
   test('valid declarations outside a syntax error are kept', async () => {
-    const ts = 'export class Before {\n  ok() {}\n}\n\nfunction broken( {\n  let x = ;\n  if (\n}\n\nexport function after(a: number) {\n  return a;\n}\n';
+    const ts =
+      'export class Before {\n  ok() {}\n}\n\nfunction broken( {\n  let x = ;\n  if (\n}\n\nexport function after(a: number) {\n  return a;\n}\n';
     const result = await treeSitter.parse(input('broken.ts', ts), options);
     assert.equal(find(result, 'Before')?.startLine, 1);
     assert.equal(find(result, 'Before.ok')?.startLine, 2);
@@ -268,17 +316,32 @@ describe('structural parsing: fallbacks and bad input', () => {
 
   test('mixed line endings and byte-order marks give editor line numbers', async () => {
     const text = 'const a = 1;\r\nfunction first() {}\rfunction second() {}\n\r\nclass Third {\r  method() {}\r\n}\n';
-    const expected = [['first', 2], ['second', 3], ['Third', 5], ['Third.method', 6]];
+    const expected = [
+      ['first', 2],
+      ['second', 3],
+      ['Third', 5],
+      ['Third.method', 6],
+    ];
     for (const parser of [treeSitter, regex]) {
       for (const withMark of [false, true]) {
         const source = input('endings.ts', withMark ? `\uFEFF${text}` : text);
         const result = await parser.parse(source, options);
-        assert.deepEqual(expected.map(([name]) => find(result, String(name))?.startLine), expected.map(([, line]) => line), `${parser.kind}, mark ${withMark}`);
+        assert.deepEqual(
+          expected.map(([name]) => find(result, String(name))?.startLine),
+          expected.map(([, line]) => line),
+          `${parser.kind}, mark ${withMark}`,
+        );
         assert.equal(find(result, 'Third')?.endLine, 7);
       }
     }
     const python = await treeSitter.parse(input('endings.py', 'import os\r\rdef a():\r    pass\r\nclass B:\n    pass\r'), options);
-    assert.deepEqual(symbols(python).map((symbol) => [symbol.name, symbol.startLine, symbol.endLine]), [['a', 3, 4], ['B', 5, 6]]);
+    assert.deepEqual(
+      symbols(python).map((symbol) => [symbol.name, symbol.startLine, symbol.endLine]),
+      [
+        ['a', 3, 4],
+        ['B', 5, 6],
+      ],
+    );
   });
 
   test('concurrent parses of different languages do not interfere', async () => {
@@ -287,7 +350,7 @@ describe('structural parsing: fallbacks and bad input', () => {
       ['b.py', 'class B:\n    def m(self):\n        pass\n', 'B.m'],
       ['c.go', 'package c\n\nfunc (c *C) M() {}\n', 'C.M'],
       ['d.rs', 'struct D;\nimpl D { fn m(&self) {} }\n', 'D.m'],
-      ['e.rb', "class E\n  def m; end\nend\n", 'E.m'],
+      ['e.rb', 'class E\n  def m; end\nend\n', 'E.m'],
     ];
     const results = await Promise.all(files.map(([file, text]) => treeSitter.parse(input(file, text), options)));
     results.forEach((result, index) => assert.ok(find(result, files[index][2]), `${files[index][0]} has ${files[index][2]}`));

@@ -10,7 +10,16 @@ import { fixtureFactory, numberedLines, openEngine, recordingPorts, tempFile } f
 const fixture = fixtureFactory();
 
 function currentRows(engine: ProjectEngine) {
-  return engine.store.allCurrentSnippets().map((row) => ({ id: row.id, path: row.path, fileHash: row.fileHash, startLine: row.startLine, endLine: row.endLine, tokens: row.tokens, chunkKind: row.chunkKind, symbolId: row.symbolId }));
+  return engine.store.allCurrentSnippets().map((row) => ({
+    id: row.id,
+    path: row.path,
+    fileHash: row.fileHash,
+    startLine: row.startLine,
+    endLine: row.endLine,
+    tokens: row.tokens,
+    chunkKind: row.chunkKind,
+    symbolId: row.symbolId,
+  }));
 }
 
 /** Document count and per-column token totals from FTS4's stat record. */
@@ -32,7 +41,9 @@ function searchTotals(engine: ProjectEngine): number[] {
 }
 
 function fileRows(engine: ProjectEngine) {
-  return [...engine.store.files().values()].map((file) => ({ path: file.path, sha256: file.sha256, bytes: file.bytes, language: file.language, parser: file.parser })).sort((a, b) => a.path.localeCompare(b.path));
+  return [...engine.store.files().values()]
+    .map((file) => ({ path: file.path, sha256: file.sha256, bytes: file.bytes, language: file.language, parser: file.parser }))
+    .sort((a, b) => a.path.localeCompare(b.path));
 }
 
 describe('text windows', () => {
@@ -41,7 +52,11 @@ describe('text windows', () => {
     const engine = await openEngine(project.root);
     await engine.sync();
     const ranges = engine.store.currentSnippets('a.ts').map((row) => [row.startLine, row.endLine]);
-    assert.deepEqual(ranges, [[1, 80], [69, 148], [137, 200]]);
+    assert.deepEqual(ranges, [
+      [1, 80],
+      [69, 148],
+      [137, 200],
+    ]);
     await engine.close();
   });
 
@@ -70,8 +85,14 @@ describe('incremental sync', () => {
     assert.equal(second.read, 1);
     assert.equal(second.unchanged, 1);
     const after = currentRows(engine);
-    assert.deepEqual(after.filter((row) => row.path === 'b.ts'), before.filter((row) => row.path === 'b.ts'));
-    assert.notDeepEqual(after.filter((row) => row.path === 'a.ts'), before.filter((row) => row.path === 'a.ts'));
+    assert.deepEqual(
+      after.filter((row) => row.path === 'b.ts'),
+      before.filter((row) => row.path === 'b.ts'),
+    );
+    assert.notDeepEqual(
+      after.filter((row) => row.path === 'a.ts'),
+      before.filter((row) => row.path === 'a.ts'),
+    );
     const counts = engine.store.counts();
     assert.equal(counts.staleSnippets, before.filter((row) => row.path === 'a.ts').length);
     await engine.close();
@@ -109,7 +130,10 @@ describe('incremental sync', () => {
     project.remove('a.ts');
     const report = await engine.sync();
     assert.equal(report.removed, 1);
-    assert.deepEqual(fileRows(engine).map((file) => file.path), ['b.ts']);
+    assert.deepEqual(
+      fileRows(engine).map((file) => file.path),
+      ['b.ts'],
+    );
     assert.equal(engine.store.database.exec("SELECT COUNT(*) FROM project_snippets WHERE path = 'a.ts'")[0].values[0][0], 0);
     const search = await engine.search('alpha');
     assert.equal(search.results.length, 0);
@@ -175,7 +199,10 @@ describe('files that change during indexing', () => {
     const engine = await openEngine(project.root, { ports });
     const report = await engine.sync();
     assert.deepEqual(report.errors, []);
-    assert.deepEqual(fileRows(engine).map((file) => file.path), ['a.ts']);
+    assert.deepEqual(
+      fileRows(engine).map((file) => file.path),
+      ['a.ts'],
+    );
     await engine.close();
   });
 
@@ -284,7 +311,10 @@ describe('persistence', () => {
       const { ports, warnings } = recordingPorts();
       const engine = await openEngine(project.root, { dbPath, ports });
       assert.equal(engine.loadedFromDisk, false, name);
-      assert.ok(warnings.some((warning) => warning.includes('discarded')), name);
+      assert.ok(
+        warnings.some((warning) => warning.includes('discarded')),
+        name,
+      );
       await engine.sync();
       assert.equal((await engine.search('alpha')).results.length, 1, name);
       await engine.close();

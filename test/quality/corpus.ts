@@ -80,7 +80,9 @@ export function prepareCorpus(pins: Record<string, string> = pinnedHashes): Qual
       tried.push(`${library} (missing)`);
       continue;
     }
-    const mismatched = Object.entries(pins).filter(([relative, hash]) => !fs.existsSync(path.join(library, relative)) || sha256(path.join(library, relative)) !== hash);
+    const mismatched = Object.entries(pins).filter(
+      ([relative, hash]) => !fs.existsSync(path.join(library, relative)) || sha256(path.join(library, relative)) !== hash,
+    );
     if (mismatched.length > 0) {
       tried.push(`${library} (${mismatched.length} pinned files differ, e.g. ${mismatched[0][0]})`);
       continue;

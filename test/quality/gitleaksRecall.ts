@@ -59,8 +59,15 @@ function seededRandom(seed: number): () => number {
 }
 
 const posixClasses: Record<string, string> = {
-  alnum: 'A-Za-z0-9', alpha: 'A-Za-z', digit: '0-9', xdigit: '0-9A-Fa-f', upper: 'A-Z', lower: 'a-z',
-  space: ' \\t\\r\\n\\f\\v', punct: '!-\\/:-@\\[-`{-~', word: '\\w',
+  alnum: 'A-Za-z0-9',
+  alpha: 'A-Za-z',
+  digit: '0-9',
+  xdigit: '0-9A-Fa-f',
+  upper: 'A-Z',
+  lower: 'a-z',
+  space: ' \\t\\r\\n\\f\\v',
+  punct: '!-\\/:-@\\[-`{-~',
+  word: '\\w',
 };
 
 /**
@@ -183,7 +190,8 @@ function identifierRule(ruleId: string): boolean {
 function names(ruleId: string): { camel: string; snake: string } {
   const words = ruleId.split(/[^A-Za-z0-9]+/).filter(Boolean);
   const lead = /^[0-9]/.test(words[0] ?? '') ? '_' : '';
-  const camel = lead + words.map((word, index) => (index === 0 ? word.toLowerCase() : word[0].toUpperCase() + word.slice(1).toLowerCase())).join('');
+  const camel =
+    lead + words.map((word, index) => (index === 0 ? word.toLowerCase() : word[0].toUpperCase() + word.slice(1).toLowerCase())).join('');
   return { camel, snake: lead + words.map((word) => word.toUpperCase()).join('_') };
 }
 
@@ -195,15 +203,29 @@ function plantings(ruleId: string, secret: string, index: number): Record<string
   const ts = multiline ? `\`${secret}\`` : JSON.stringify(secret);
   const py = multiline ? `"""${secret}"""` : JSON.stringify(secret);
   const yamlValue = multiline
-    ? `|\n${secret.split('\n').map((line) => `                  ${line}`).join('\n')}`
+    ? `|\n${secret
+        .split('\n')
+        .map((line) => `                  ${line}`)
+        .join('\n')}`
     : JSON.stringify(secret);
   return {
     [`src/${base}.ts`]: `// Settings for the ${ruleId} client.\nexport const ${camel} = ${ts};\n`,
     [`settings/${base.replace(/-/g, '_')}.py`]: `# Settings for the ${ruleId} client.\nDEBUG = False\n${snake} = ${py}\n`,
     [`deploy/${base}.yaml`]: [
-      'apiVersion: apps/v1', 'kind: Deployment', 'metadata:', `  name: ${base.toLowerCase().slice(0, 50)}`, 'spec:',
-      '  template:', '    spec:', '      containers:', '        - name: app', '          image: app:1.0', '          env:',
-      `            - name: ${snake}`, `              value: ${yamlValue}`, '',
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata:',
+      `  name: ${base.toLowerCase().slice(0, 50)}`,
+      'spec:',
+      '  template:',
+      '    spec:',
+      '      containers:',
+      '        - name: app',
+      '          image: app:1.0',
+      '          env:',
+      `            - name: ${snake}`,
+      `              value: ${yamlValue}`,
+      '',
     ].join('\n'),
     [`config/${base}.json`]: `${JSON.stringify({ service: ruleId, [camel]: secret, retries: 3 }, null, 2)}\n`,
   };
@@ -301,7 +323,8 @@ function databaseCells(database: { exec(sql: string): { columns: string[]; value
     for (const row of result?.values ?? []) {
       for (const cell of row) {
         if (cell === null || cell === undefined) continue;
-        if (cell instanceof Uint8Array) cells.push(Buffer.from(cell).toString('latin1').toLowerCase(), Buffer.from(cell).toString('utf8').toLowerCase());
+        if (cell instanceof Uint8Array)
+          cells.push(Buffer.from(cell).toString('latin1').toLowerCase(), Buffer.from(cell).toString('utf8').toLowerCase());
         else if (typeof cell === 'string') cells.push(cell.toLowerCase());
         else if (typeof cell === 'number') cells.push(String(cell));
       }
@@ -318,7 +341,10 @@ function needles(secret: string): string[] {
 }
 
 /** Indexes `files` in a fresh folder with the real engine and returns the planted secrets that reached the database. */
-async function indexAndScan(files: Record<string, string>, planted: Planted[]): Promise<{ reached: Set<Planted>; indexed: Set<string>; errors: number }> {
+async function indexAndScan(
+  files: Record<string, string>,
+  planted: Planted[],
+): Promise<{ reached: Set<Planted>; indexed: Set<string>; errors: number }> {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pk-gitleaks-')));
   const dbPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pk-gitleaks-db-')), 'index.sqlite');
   try {
@@ -376,21 +402,27 @@ async function main(): Promise<void> {
   // file holds (`adafruit \":'\`<value>`), so the four syntaxes are the measure.
   const main = await indexAndScan(files, planted);
 
-  console.log(`gitleaks rules: ${rules.length} total, ${withRegex.length} with a regex, ${translated.length} translated, `
-    + `${withRegex.length - translated.length} not translated, ${notGenerated.length} translated but no acceptable sample`);
+  console.log(
+    `gitleaks rules: ${rules.length} total, ${withRegex.length} with a regex, ${translated.length} translated, ` +
+      `${withRegex.length - translated.length} not translated, ${notGenerated.length} translated but no acceptable sample`,
+  );
   for (const rule of withRegex.filter((item) => !item.generator)) console.log(`  not translated: ${rule.id} (${rule.skipped})`);
   for (const item of notGenerated) console.log(`  no sample: ${item.id} (${item.reason})`);
   const rulesPlanted = new Set(planted.map((item) => item.rule)).size;
   console.log(`secrets generated: ${planted.length} from ${rulesPlanted} rules, ${Object.keys(files).length} files (seed ${options.seed})`);
   const missedRules = new Set([...main.reached].map((item) => item.rule));
   const caught = planted.length - main.reached.size;
-  console.log(`reached the database: ${main.reached.size}/${planted.length} secrets, from ${missedRules.size}/${rulesPlanted} rules; `
-    + `caught ${caught}/${planted.length} (${percent(caught, planted.length)})`);
+  console.log(
+    `reached the database: ${main.reached.size}/${planted.length} secrets, from ${missedRules.size}/${rulesPlanted} rules; ` +
+      `caught ${caught}/${planted.length} (${percent(caught, planted.length)})`,
+  );
   const secretsOnly = planted.filter((item) => !identifierRule(item.rule));
   const caughtSecrets = secretsOnly.filter((item) => !main.reached.has(item)).length;
   const missedSecretRules = [...missedRules].filter((id) => !identifierRule(id));
-  console.log(`without identifier rules (client ids, public keys): caught ${caughtSecrets}/${secretsOnly.length} `
-    + `(${percent(caughtSecrets, secretsOnly.length)}); ${missedSecretRules.length} rules missed`);
+  console.log(
+    `without identifier rules (client ids, public keys): caught ${caughtSecrets}/${secretsOnly.length} ` +
+      `(${percent(caughtSecrets, secretsOnly.length)}); ${missedSecretRules.length} rules missed`,
+  );
   const bySyntax = new Map<string, number>();
   for (const item of main.reached) {
     for (const file of item.files.filter((name) => main.indexed.has(name))) {
@@ -404,19 +436,31 @@ async function main(): Promise<void> {
   for (const id of [...missedRules].sort()) {
     const items = [...main.reached].filter((item) => item.rule === id);
     const total = planted.filter((item) => item.rule === id).length;
-    const syntaxes = new Set(items.flatMap((item) => item.files.filter((name) => main.indexed.has(name)).map((name) => path.extname(name).slice(1))));
+    const syntaxes = new Set(
+      items.flatMap((item) => item.files.filter((name) => main.indexed.has(name)).map((name) => path.extname(name).slice(1))),
+    );
     const scope = rulePaths.get(id) ? ` [gitleaks scans it only in paths ${rulePaths.get(id)}]` : '';
     const kind = identifierRule(id) ? ' (identifier)' : '';
-    console.log(`  missed ${id}${kind}: ${items.length}/${total} secret(s), indexed as ${[...syntaxes].join(',') || 'none (found in cells)'}; `
-      + `shape ${shape(items[0].secret)}${scope}`);
+    console.log(
+      `  missed ${id}${kind}: ${items.length}/${total} secret(s), indexed as ${[...syntaxes].join(',') || 'none (found in cells)'}; ` +
+        `shape ${shape(items[0].secret)}${scope}`,
+    );
   }
   if (options.verbose) {
     for (const item of planted.filter((entry) => !main.reached.has(entry))) console.log(`  caught ${item.rule}: ${shape(item.secret)}`);
   }
-  console.log(JSON.stringify({
-    rules: rules.length, withRegex: withRegex.length, translated: translated.length, generated: planted.length,
-    reached: main.reached.size, caughtWithoutIdentifiers: caughtSecrets, withoutIdentifiers: secretsOnly.length, missedRules: [...missedRules].sort(),
-  }));
+  console.log(
+    JSON.stringify({
+      rules: rules.length,
+      withRegex: withRegex.length,
+      translated: translated.length,
+      generated: planted.length,
+      reached: main.reached.size,
+      caughtWithoutIdentifiers: caughtSecrets,
+      withoutIdentifiers: secretsOnly.length,
+      missedRules: [...missedRules].sort(),
+    }),
+  );
 }
 
 main().catch((error: unknown) => {

@@ -35,7 +35,10 @@ export function grepTerms(descriptor: TaskDescriptor): { literals: string[]; pat
   for (const symbol of descriptor.symbols) literals.add(symbol);
   for (const identifier of descriptor.identifiers) literals.add(identifier);
   if (literals.size === 0) for (const keyword of descriptor.keywords) literals.add(keyword);
-  const paths = descriptor.paths.map((requested) => ({ path: requested, line: descriptor.lineHints.find((hint) => hint.path === requested)?.line }));
+  const paths = descriptor.paths.map((requested) => ({
+    path: requested,
+    line: descriptor.lineHints.find((hint) => hint.path === requested)?.line,
+  }));
   return { literals: [...literals].filter((literal) => literal.length >= 2), paths };
 }
 
@@ -112,14 +115,17 @@ export function createGrepBaseline(root: string): GrepBaseline {
   };
   const ripgrep = hasRipgrep();
   return {
-    tool: ripgrep ? 'rg -F -S --sort path (first 8 hits, 80-line windows)' : 'JavaScript literal scan (rg missing; first 8 hits, 80-line windows)',
+    tool: ripgrep
+      ? 'rg -F -S --sort path (first 8 hits, 80-line windows)'
+      : 'JavaScript literal scan (rg missing; first 8 hits, 80-line windows)',
     search(query: string): GrepWindow[] {
       const { literals, paths } = grepTerms(describeTask(query));
       const hits: Array<{ path: string; line: number; fromTop?: boolean }> = [];
       for (const requested of paths) {
         const normalized = requested.path.replace(/\\/g, '/');
         for (const file of files) {
-          if (file === normalized || normalized.endsWith(`/${file}`) || file.endsWith(`/${normalized}`)) hits.push({ path: file, line: requested.line ?? 1, fromTop: requested.line === undefined });
+          if (file === normalized || normalized.endsWith(`/${file}`) || file.endsWith(`/${normalized}`))
+            hits.push({ path: file, line: requested.line ?? 1, fromTop: requested.line === undefined });
         }
       }
       hits.push(...(ripgrep ? ripgrepHits(root, literals) : scanHits(root, files, literals)));
@@ -136,7 +142,14 @@ export function createGrepBaseline(root: string): GrepBaseline {
           windows.push({ path: hit.path, startLine, endLine });
         }
       }
-      return windows.map((window) => ({ ...window, tokens: estimateTokens(linesOf(window.path).slice(window.startLine - 1, window.endLine).join('\n')) }));
+      return windows.map((window) => ({
+        ...window,
+        tokens: estimateTokens(
+          linesOf(window.path)
+            .slice(window.startLine - 1, window.endLine)
+            .join('\n'),
+        ),
+      }));
     },
   };
 }

@@ -36,7 +36,9 @@ export function prepareHonoCorpus(reposDirectory: string): HonoCorpus | string {
   git(clone, ['worktree', 'add', '-q', '--detach', '-f', root, honoCommit]);
   const files = git(root, ['ls-files', '-z']).split('\u0000').filter(Boolean).length;
   return {
-    root, clone, files,
+    root,
+    clone,
+    files,
     cleanup: () => {
       git(clone, ['worktree', 'remove', '--force', root]);
       fs.rmSync(root, { recursive: true, force: true });

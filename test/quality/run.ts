@@ -107,16 +107,32 @@ async function measureQueries(engine: ProjectEngine, grep: GrepBaseline, queries
       const retrieval = await engine.search(query.query, { semantic: mode === 'hybrid' });
       const ms = performance.now() - before;
       const results = retrieval.results;
-      outcomes[mode].set(query.id, { rank: rankOf(results, query), tokens: results.reduce((sum, result) => sum + result.tokens, 0), results: results.length, ms });
+      outcomes[mode].set(query.id, {
+        rank: rankOf(results, query),
+        tokens: results.reduce((sum, result) => sum + result.tokens, 0),
+        results: results.length,
+        ms,
+      });
       if (verbose) {
         const outcome = outcomes[mode].get(query.id) as Outcome;
-        console.log(`${mode.padEnd(7)} ${query.id.padEnd(26)} rank ${String(outcome.rank ?? '-').padStart(2)}  ${outcome.tokens} tokens  ${query.query.split('\n').pop()?.slice(0, 70)}`);
-        if (outcome.rank !== 1) for (const result of results) console.log(`          ${result.score.toFixed(2).padStart(7)} ${result.path}:${result.startLine}-${result.endLine} ${result.reason} ${result.symbol ?? ''}`);
+        console.log(
+          `${mode.padEnd(7)} ${query.id.padEnd(26)} rank ${String(outcome.rank ?? '-').padStart(2)}  ${outcome.tokens} tokens  ${query.query.split('\n').pop()?.slice(0, 70)}`,
+        );
+        if (outcome.rank !== 1)
+          for (const result of results)
+            console.log(
+              `          ${result.score.toFixed(2).padStart(7)} ${result.path}:${result.startLine}-${result.endLine} ${result.reason} ${result.symbol ?? ''}`,
+            );
       }
     }
     const before = performance.now();
     const windows = grep.search(query.query);
-    outcomes.grep.set(query.id, { rank: rankOf(windows, query), tokens: windows.reduce((sum, window) => sum + window.tokens, 0), results: windows.length, ms: performance.now() - before });
+    outcomes.grep.set(query.id, {
+      rank: rankOf(windows, query),
+      tokens: windows.reduce((sum, window) => sum + window.tokens, 0),
+      results: windows.length,
+      ms: performance.now() - before,
+    });
     if (verbose) {
       const outcome = outcomes.grep.get(query.id) as Outcome;
       console.log(`grep    ${query.id.padEnd(26)} rank ${String(outcome.rank ?? '-').padStart(2)}  ${outcome.tokens} tokens`);
@@ -157,7 +173,9 @@ async function main(): Promise<void> {
   const corpus = prepareCorpus();
   const parsers = qualityParsers();
   console.log(`Corpus: ${corpus.files} Python files, ${corpus.lines} lines from ${corpus.source} (copied to ${corpus.root})`);
-  console.log(`Queries: ${queries.length} (${kinds.map((kind) => `${kind} ${queries.filter((query) => query.kind === kind).length}`).join(', ')})`);
+  console.log(
+    `Queries: ${queries.length} (${kinds.map((kind) => `${kind} ${queries.filter((query) => query.kind === kind).length}`).join(', ')})`,
+  );
 
   const engine = await ProjectEngine.open({ root: corpus.root, ports: nodePorts(), parsers, options: { useGit: false, semantic: true } });
   try {
@@ -165,7 +183,9 @@ async function main(): Promise<void> {
     const report = await engine.sync();
     const counts = engine.store.counts();
     const vectors = Number(engine.store.database.exec('SELECT COUNT(*) FROM derived_embeddings')[0]?.values[0]?.[0] ?? 0);
-    console.log(`Indexed ${report.discovered} files (${counts.snippets} snippets, ${counts.symbols} symbols, ${vectors} vectors) in ${Math.round(performance.now() - started)} ms`);
+    console.log(
+      `Indexed ${report.discovered} files (${counts.snippets} snippets, ${counts.symbols} symbols, ${vectors} vectors) in ${Math.round(performance.now() - started)} ms`,
+    );
     const grep = createGrepBaseline(corpus.root);
     console.log(`Grep baseline: ${grep.tool}`);
 
@@ -174,12 +194,33 @@ async function main(): Promise<void> {
     const goals = {
       exactRecallAt8: exactKinds.every((kind) => !summary[kind] || summary[kind].hybrid.recallAt8 >= 0.95),
       naturalRecallAt8Hybrid: !summary.natural || summary.natural.hybrid.recallAt8 >= 0.75,
-      hybridNeverBelowLexicalOnExact: exactKinds.every((kind) => !summary[kind] || (summary[kind].hybrid.recallAt8 >= summary[kind].lexical.recallAt8 && summary[kind].hybrid.mrr >= summary[kind].lexical.mrr - 1e-9)),
-      atLeastGrepRecall: summary.all.hybrid.recallAt8 >= summary.all.grep.recallAt8 && summary.all.lexical.recallAt8 >= summary.all.grep.recallAt8,
-      thirdOfGrepTokensPerFound: (['lexical', 'hybrid'] as const).every((mode) => summary.all.grep.tokensPerFound !== null && summary.all[mode].tokensPerFound !== null && summary.all[mode].tokensPerFound * 3 <= summary.all.grep.tokensPerFound),
+      hybridNeverBelowLexicalOnExact: exactKinds.every(
+        (kind) =>
+          !summary[kind] ||
+          (summary[kind].hybrid.recallAt8 >= summary[kind].lexical.recallAt8 &&
+            summary[kind].hybrid.mrr >= summary[kind].lexical.mrr - 1e-9),
+      ),
+      atLeastGrepRecall:
+        summary.all.hybrid.recallAt8 >= summary.all.grep.recallAt8 && summary.all.lexical.recallAt8 >= summary.all.grep.recallAt8,
+      thirdOfGrepTokensPerFound: (['lexical', 'hybrid'] as const).every(
+        (mode) =>
+          summary.all.grep.tokensPerFound !== null &&
+          summary.all[mode].tokensPerFound !== null &&
+          summary.all[mode].tokensPerFound * 3 <= summary.all.grep.tokensPerFound,
+      ),
     };
-    console.log(`Goals: ${Object.entries(goals).map(([goal, met]) => `${goal} ${met ? 'met' : 'MISSED'}`).join('; ')}`);
-    const result = { corpus: { source: corpus.source, files: corpus.files, lines: corpus.lines }, grepTool: grep.tool, summary, goals, misses: { lexical: misses('lexical'), hybrid: misses('hybrid'), grep: misses('grep') } };
+    console.log(
+      `Goals: ${Object.entries(goals)
+        .map(([goal, met]) => `${goal} ${met ? 'met' : 'MISSED'}`)
+        .join('; ')}`,
+    );
+    const result = {
+      corpus: { source: corpus.source, files: corpus.files, lines: corpus.lines },
+      grepTool: grep.tool,
+      summary,
+      goals,
+      misses: { lexical: misses('lexical'), hybrid: misses('hybrid'), grep: misses('grep') },
+    };
     if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(result, null, 2));
     console.log(JSON.stringify(result));
   } finally {
@@ -237,6 +278,6 @@ main()
   .then(() => runStructuralQuality())
   .then(() => (process.argv.includes('--skip-localization') ? undefined : runLocalization(localizationOptions(process.argv.slice(2)))))
   .catch((error: unknown) => {
-  console.error(`quality: ${error instanceof Error ? error.message : String(error)}`);
-  process.exitCode = 1;
-});
+    console.error(`quality: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  });

@@ -27,8 +27,17 @@ import type { ChunkSymbol, ParseResult } from '../../src/core/parsing/chunkParse
 import { ParserChain } from '../../src/core/parsing/parserChain';
 import { createStructuralParsers } from '../../src/core/parsing/structuralParsers';
 import {
-  defaultGrammarPaths, findPythonStdlib, findRepositoryRoot, isTypeScriptSource, listFiles, maxFileBytes, parseWithChain,
-  pythonSlicePackages, pythonStdlibSlice, readSource, typeScriptSourcePackages,
+  defaultGrammarPaths,
+  findPythonStdlib,
+  findRepositoryRoot,
+  isTypeScriptSource,
+  listFiles,
+  maxFileBytes,
+  parseWithChain,
+  pythonSlicePackages,
+  pythonStdlibSlice,
+  readSource,
+  typeScriptSourcePackages,
 } from '../bench/parseBench';
 
 /** Goals of issue 3 for each scored codebase. */
@@ -92,7 +101,8 @@ export function declarationsOf(result: ParseResult): Declared[] {
     const symbol: ChunkSymbol | undefined = chunk.symbol;
     if (!symbol) continue;
     const key = `${symbol.kind}\u0000${symbol.qualifiedName}\u0000${symbol.startLine}\u0000${symbol.endLine}`;
-    if (!seen.has(key)) seen.set(key, { name: symbol.name, qualifiedName: symbol.qualifiedName, kind: symbol.kind, line: symbol.startLine });
+    if (!seen.has(key))
+      seen.set(key, { name: symbol.name, qualifiedName: symbol.qualifiedName, kind: symbol.kind, line: symbol.startLine });
   }
   return [...seen.values()];
 }
@@ -122,7 +132,10 @@ export function compareDeclarations(oracle: readonly Declared[], parsed: readonl
       continue;
     }
     // Prefer the candidate of the same kind, so overloads and accessor pairs pair up sensibly.
-    const index = Math.max(0, list.findIndex((candidate) => candidate.kind === expected.kind));
+    const index = Math.max(
+      0,
+      list.findIndex((candidate) => candidate.kind === expected.kind),
+    );
     matched.push([expected, list.splice(index, 1)[0]]);
   }
   const extras = [...waiting.values()].flat();
@@ -137,8 +150,25 @@ class ScoreBuilder {
 
   constructor(label: string, oracle: string) {
     this.score = {
-      label, oracle, files: 0, bytes: 0, skippedFiles: [], oracleDeclarations: 0, parsedDeclarations: 0, matched: 0, recall: 0, precision: 0,
-      kindAgreement: 0, qualifiedNameAgreement: 0, parsers: {}, fallbackReasons: {}, misses: [], extras: [], kindMismatches: [], seconds: 0, meetsGoal: false,
+      label,
+      oracle,
+      files: 0,
+      bytes: 0,
+      skippedFiles: [],
+      oracleDeclarations: 0,
+      parsedDeclarations: 0,
+      matched: 0,
+      recall: 0,
+      precision: 0,
+      kindAgreement: 0,
+      qualifiedNameAgreement: 0,
+      parsers: {},
+      fallbackReasons: {},
+      misses: [],
+      extras: [],
+      kindMismatches: [],
+      seconds: 0,
+      meetsGoal: false,
     };
   }
 
@@ -210,7 +240,18 @@ interface TsApi {
   NodeFlags: Record<string, number>;
 }
 
-const codeServerTypeScript = path.join('.cache', 'vscode-toolchain', 'code-server', 'node_modules', 'code-server', 'lib', 'vscode', 'extensions', 'node_modules', 'typescript');
+const codeServerTypeScript = path.join(
+  '.cache',
+  'vscode-toolchain',
+  'code-server',
+  'node_modules',
+  'code-server',
+  'lib',
+  'vscode',
+  'extensions',
+  'node_modules',
+  'typescript',
+);
 
 /** Finds a TypeScript with the JS compiler API: `typescript-api`, $PK_TYPESCRIPT_API, the toolchain copy. */
 export function loadTypeScriptOracle(root: string): { api: TsApi; from: string } | { reason: string } {
@@ -221,7 +262,11 @@ export function loadTypeScriptOracle(root: string): { api: TsApi; from: string }
     () => {
       const cache = path.join(root, '.cache');
       if (!fs.existsSync(cache)) return undefined;
-      const [manifest] = listFiles(cache, (file) => file.endsWith(`${path.sep}node_modules${path.sep}typescript${path.sep}package.json`), 1);
+      const [manifest] = listFiles(
+        cache,
+        (file) => file.endsWith(`${path.sep}node_modules${path.sep}typescript${path.sep}package.json`),
+        1,
+      );
       return manifest ? require.resolve(path.dirname(manifest)) : undefined;
     },
   ];
@@ -238,17 +283,21 @@ export function loadTypeScriptOracle(root: string): { api: TsApi; from: string }
       // The oracle is found at run time, so it is loaded by its resolved path.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const api = require(resolved) as Partial<TsApi>;
-      if (typeof api.createSourceFile === 'function' && typeof api.forEachChild === 'function' && api.SyntaxKind) return { api: api as TsApi, from: `${resolved} (TypeScript ${api.version})` };
+      if (typeof api.createSourceFile === 'function' && typeof api.forEachChild === 'function' && api.SyntaxKind)
+        return { api: api as TsApi, from: `${resolved} (TypeScript ${api.version})` };
       tried.push(`${resolved}: no JS compiler API`);
     } catch (error) {
       tried.push(`${resolved}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  return { reason: `no TypeScript with the JS compiler API found (add the devDependency "typescript-api": "npm:typescript@5.9.3")${tried.length > 0 ? `; tried ${tried.join('; ')}` : ''}` };
+  return {
+    reason: `no TypeScript with the JS compiler API found (add the devDependency "typescript-api": "npm:typescript@5.9.3")${tried.length > 0 ? `; tried ${tried.join('; ')}` : ''}`,
+  };
 }
 
 /** What each oracle counts as a declaration: the kinds of SPEC §6 and issue 3 item 2, nothing else. */
-export const declarationKinds = 'Declaration kinds (SPEC §6, issue 3 item 2): class, interface, type alias, enum, function, method (constructors and accessors too), struct, trait, impl, namespace/module, and const/let bound to arrow or function expressions.';
+export const declarationKinds =
+  'Declaration kinds (SPEC §6, issue 3 item 2): class, interface, type alias, enum, function, method (constructors and accessors too), struct, trait, impl, namespace/module, and const/let bound to arrow or function expressions.';
 
 export const typeScriptDefinition = [
   'TypeScript oracle (compiler API) lists, wherever written (top level, namespaces, function bodies, blocks):',
@@ -273,8 +322,10 @@ function typeScriptDeclarations(ts: TsApi, fileName: string, text: string, lineO
   const scriptKind = fileName.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
   const sourceFile = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKind);
   const found: Declared[] = [];
-  const isClassLike = (node: TsNode | undefined) => node !== undefined && (node.kind === K.ClassDeclaration || node.kind === K.ClassExpression);
-  const isFunctionValue = (node: TsNode | undefined) => node !== undefined && (node.kind === K.ArrowFunction || node.kind === K.FunctionExpression);
+  const isClassLike = (node: TsNode | undefined) =>
+    node !== undefined && (node.kind === K.ClassDeclaration || node.kind === K.ClassExpression);
+  const isFunctionValue = (node: TsNode | undefined) =>
+    node !== undefined && (node.kind === K.ArrowFunction || node.kind === K.FunctionExpression);
   const nameOf = (node: TsNode | undefined): string | undefined => {
     if (!node) return undefined;
     if (node.kind === K.StringLiteral || node.kind === K.NoSubstitutionTemplateLiteral || node.kind === K.NumericLiteral) return node.text;
@@ -289,7 +340,9 @@ function typeScriptDeclarations(ts: TsApi, fileName: string, text: string, lineO
   /** `declare global { … }`: flagged by the compiler, and written without `module`/`namespace`. */
   const isGlobalAugmentation = (node: TsNode) =>
     (node.flags & (ts.NodeFlags.GlobalAugmentation ?? 0)) !== 0 ||
-    (node.name?.kind === K.Identifier && node.name.text === 'global' && !/\b(module|namespace)\s*$/.test(text.slice(node.getStart(sourceFile), node.name.getStart(sourceFile))));
+    (node.name?.kind === K.Identifier &&
+      node.name.text === 'global' &&
+      !/\b(module|namespace)\s*$/.test(text.slice(node.getStart(sourceFile), node.name.getStart(sourceFile))));
 
   /** The declaration a node makes, if it is one in the sense of SPEC §6. */
   const declarationOf = (node: TsNode): { name: string; kind: string; start: number } | undefined => {
@@ -314,7 +367,8 @@ function typeScriptDeclarations(ts: TsApi, fileName: string, text: string, lineO
     const parent = node.parent;
     if (kind === K.MethodDeclaration && isClassLike(parent)) return named('method');
     if (kind === K.Constructor && isClassLike(parent)) return { name: 'constructor', kind: 'constructor', start: keywordStart(node) };
-    if ((kind === K.GetAccessor || kind === K.SetAccessor) && (isClassLike(parent) || parent.kind === K.InterfaceDeclaration)) return named('accessor');
+    if ((kind === K.GetAccessor || kind === K.SetAccessor) && (isClassLike(parent) || parent.kind === K.InterfaceDeclaration))
+      return named('accessor');
     if (kind === K.MethodSignature && parent.kind === K.InterfaceDeclaration) return named('method');
     if (kind === K.PropertyDeclaration && isClassLike(parent)) {
       if (isFunctionValue(node.initializer)) return named('method');
@@ -376,7 +430,11 @@ function lineCounter(text: string): (offset: number) => number {
   };
 }
 
-async function scoreTypeScript(root: string, chain: ParserChain, log: (line: string) => void): Promise<{ scores: CodebaseScore[]; skipped?: string }> {
+async function scoreTypeScript(
+  root: string,
+  chain: ParserChain,
+  log: (line: string) => void,
+): Promise<{ scores: CodebaseScore[]; skipped?: string }> {
   const oracle = loadTypeScriptOracle(root);
   if ('reason' in oracle) return { scores: [], skipped: `TypeScript: ${oracle.reason}` };
   log(`TypeScript oracle: ${oracle.from}`);
@@ -387,8 +445,13 @@ async function scoreTypeScript(root: string, chain: ParserChain, log: (line: str
       log(`  ${packagePath}: not installed, skipped`);
       continue;
     }
-    const packageName = packagePath.split('/').slice(0, packagePath.startsWith('@') ? 2 : 1).join('/');
-    const version = (JSON.parse(fs.readFileSync(path.join(root, 'node_modules', packageName, 'package.json'), 'utf8')) as { version?: string }).version ?? '?';
+    const packageName = packagePath
+      .split('/')
+      .slice(0, packagePath.startsWith('@') ? 2 : 1)
+      .join('/');
+    const version =
+      (JSON.parse(fs.readFileSync(path.join(root, 'node_modules', packageName, 'package.json'), 'utf8')) as { version?: string }).version ??
+      '?';
     const builder = new ScoreBuilder(`${packagePath} (${packageName}@${version})`, `typescript ${oracle.api.version}`);
     const files = listFiles(directory, isTypeScriptSource, 5000, (name) => name === 'node_modules');
     if (files.length === 0) {
@@ -435,7 +498,11 @@ function runPythonOracle(python: string, helper: string, files: string[]): Promi
   });
 }
 
-async function scorePython(root: string, chain: ParserChain, log: (line: string) => void): Promise<{ scores: CodebaseScore[]; skipped?: string }> {
+async function scorePython(
+  root: string,
+  chain: ParserChain,
+  log: (line: string) => void,
+): Promise<{ scores: CodebaseScore[]; skipped?: string }> {
   const python = process.env.PK_PYTHON ?? 'python3';
   const helper = path.join(root, 'test', 'quality', 'pyDeclarations.py');
   if (!fs.existsSync(helper)) return { scores: [], skipped: `Python: ${helper} is missing` };
@@ -448,7 +515,9 @@ async function scorePython(root: string, chain: ParserChain, log: (line: string)
   } catch (error) {
     return { scores: [], skipped: `Python: the ast oracle failed: ${error instanceof Error ? error.message : String(error)}` };
   }
-  log(`Python oracle: ${python} ${output.python} ast, standard library slice ${stdlib}: top-level modules + ${pythonSlicePackages.join(', ')} (no test folders, files ≤ 512 KB)`);
+  log(
+    `Python oracle: ${python} ${output.python} ast, standard library slice ${stdlib}: top-level modules + ${pythonSlicePackages.join(', ')} (no test folders, files ≤ 512 KB)`,
+  );
   const builder = new ScoreBuilder(`python ${output.python} stdlib slice (${files.length} files)`, `python ${output.python} ast`);
   for (const file of files) {
     const relative = path.relative(stdlib, file).split(path.sep).join('/');
@@ -494,7 +563,7 @@ const percent = (value: number) => `${(value * 100).toFixed(2)}%`;
 export async function runStructuralQuality(): Promise<void> {
   const log = (line: string) => console.log(line);
   const shown = 12;
-  log('== Structural declarations against each language\'s own parser ==');
+  log("== Structural declarations against each language's own parser ==");
   log('Match: same file, same simple name, same 1-based start line (the declaration keyword line, after decorators and doc comments);');
   log('  duplicates match as a multiset; kind and qualified name are compared for matched pairs but do not decide a match.');
   log('Parsed through createStructuralParsers + ParserChain with sync.ts time bounds, as the engine parses.');
@@ -502,12 +571,29 @@ export async function runStructuralQuality(): Promise<void> {
   for (const line of quality.definitions) log(line);
   for (const score of quality.codebases) {
     log('');
-    log(`-- ${score.label}: oracle ${score.oracle}, ${score.files} files, ${(score.bytes / 1024).toFixed(0)} KB, ${score.seconds.toFixed(1)} s`);
-    log(`   recall ${score.recall.toFixed(4)} (${score.matched}/${score.oracleDeclarations})  precision ${score.precision.toFixed(4)} (${score.matched}/${score.parsedDeclarations})  ` +
-      `goal recall ≥ ${recallGoal}, precision ≥ ${precisionGoal}: ${score.meetsGoal ? 'met' : 'NOT MET'}`);
+    log(
+      `-- ${score.label}: oracle ${score.oracle}, ${score.files} files, ${(score.bytes / 1024).toFixed(0)} KB, ${score.seconds.toFixed(1)} s`,
+    );
+    log(
+      `   recall ${score.recall.toFixed(4)} (${score.matched}/${score.oracleDeclarations})  precision ${score.precision.toFixed(4)} (${score.matched}/${score.parsedDeclarations})  ` +
+        `goal recall ≥ ${recallGoal}, precision ≥ ${precisionGoal}: ${score.meetsGoal ? 'met' : 'NOT MET'}`,
+    );
     log(`   matched pairs: same kind ${percent(score.kindAgreement)}, same qualified name ${percent(score.qualifiedNameAgreement)}`);
-    log(`   parsers: ${Object.entries(score.parsers).map(([parser, files]) => `${parser} ${files}`).join(', ')}${Object.keys(score.fallbackReasons).length > 0 ? `; fallbacks: ${Object.entries(score.fallbackReasons).map(([reason, files]) => `${reason} ${files}`).join(', ')}` : ''}`);
-    if (score.skippedFiles.length > 0) log(`   left out (oracle rejects them): ${score.skippedFiles.slice(0, 5).join('; ')}${score.skippedFiles.length > 5 ? `; … ${score.skippedFiles.length} in all` : ''}`);
+    log(
+      `   parsers: ${Object.entries(score.parsers)
+        .map(([parser, files]) => `${parser} ${files}`)
+        .join(', ')}${
+        Object.keys(score.fallbackReasons).length > 0
+          ? `; fallbacks: ${Object.entries(score.fallbackReasons)
+              .map(([reason, files]) => `${reason} ${files}`)
+              .join(', ')}`
+          : ''
+      }`,
+    );
+    if (score.skippedFiles.length > 0)
+      log(
+        `   left out (oracle rejects them): ${score.skippedFiles.slice(0, 5).join('; ')}${score.skippedFiles.length > 5 ? `; … ${score.skippedFiles.length} in all` : ''}`,
+      );
     log(`   first misses (${score.misses.length}):${score.misses.length === 0 ? ' none' : ''}`);
     for (const miss of score.misses.slice(0, shown)) log(`     - ${miss}`);
     log(`   first extras, not in the oracle (${score.extras.length}):${score.extras.length === 0 ? ' none' : ''}`);
@@ -520,9 +606,11 @@ export async function runStructuralQuality(): Promise<void> {
   for (const reason of quality.skipped) log(`skipped: ${reason}`);
   const failing = quality.codebases.filter((score) => !score.meetsGoal);
   log('');
-  log(quality.codebases.length === 0
-    ? 'structural quality: no codebase could be scored'
-    : `structural quality: ${quality.codebases.length - failing.length}/${quality.codebases.length} codebases meet the goal${failing.length > 0 ? ` (below: ${failing.map((score) => score.label).join(', ')})` : ''}`);
+  log(
+    quality.codebases.length === 0
+      ? 'structural quality: no codebase could be scored'
+      : `structural quality: ${quality.codebases.length - failing.length}/${quality.codebases.length} codebases meet the goal${failing.length > 0 ? ` (below: ${failing.map((score) => score.label).join(', ')})` : ''}`,
+  );
   if (failing.length > 0) process.exitCode = 1;
 }
 

@@ -7,8 +7,23 @@ import * as nodeAssert from 'node:assert';
  * call cannot be wrapped this way and does not count: write `assert.ok(value)`.
  */
 const assertionNames = [
-  'ok', 'equal', 'notEqual', 'strictEqual', 'notStrictEqual', 'deepEqual', 'notDeepEqual', 'deepStrictEqual', 'notDeepStrictEqual',
-  'throws', 'doesNotThrow', 'rejects', 'doesNotReject', 'match', 'doesNotMatch', 'fail', 'ifError',
+  'ok',
+  'equal',
+  'notEqual',
+  'strictEqual',
+  'notStrictEqual',
+  'deepEqual',
+  'notDeepEqual',
+  'deepStrictEqual',
+  'notDeepStrictEqual',
+  'throws',
+  'doesNotThrow',
+  'rejects',
+  'doesNotReject',
+  'match',
+  'doesNotMatch',
+  'fail',
+  'ifError',
 ] as const;
 
 let count = 0;

@@ -53,7 +53,13 @@ export function createFixtureWorkspace(prefix = 'pkw-') {
     mkdirSync(path.dirname(absolute), { recursive: true });
     writeFileSync(absolute, content);
   }
-  const env = { ...process.env, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.invalid', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.invalid' };
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: 'Test',
+    GIT_AUTHOR_EMAIL: 'test@example.invalid',
+    GIT_COMMITTER_NAME: 'Test',
+    GIT_COMMITTER_EMAIL: 'test@example.invalid',
+  };
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: root, env });
   execFileSync('git', ['add', '-A'], { cwd: root, env });
   execFileSync('git', ['commit', '-q', '-m', 'fixture'], { cwd: root, env });

@@ -18,7 +18,12 @@ const runs = [
   { name: 'trusted', trusted: true },
   { name: 'untrusted', trusted: false },
   // @project and #projectKnowledge through the chat UI, answered by the fake model in test/vscode/fakeModel.
-  { name: 'chat', trusted: true, timeoutMs: 480_000, afterStart: chatAnswerScreenshot(path.join(outputDir, 'screenshots', 'chat-answer.png')) },
+  {
+    name: 'chat',
+    trusted: true,
+    timeoutMs: 480_000,
+    afterStart: chatAnswerScreenshot(path.join(outputDir, 'screenshots', 'chat-answer.png')),
+  },
 ].filter((run) => !only || run.name === only);
 
 // Packages and toolchain once, up front: without them every run below would fail the same way.
@@ -76,7 +81,9 @@ if (!only || only === 'smoke') {
     passed += smoke.passed;
     failed += smoke.failed;
     if (smoke.failed > 0 || smoke.passed === 0) runsFailed++;
-    console.log(`== smoke: ${smoke.failed === 0 && smoke.passed > 0 ? 'passed' : 'failed'} (${smoke.vsix ?? 'no .vsix'}: ${smoke.bytes} bytes, ${smoke.files} files, ${smoke.seconds.toFixed(1)} s) ==`);
+    console.log(
+      `== smoke: ${smoke.failed === 0 && smoke.passed > 0 ? 'passed' : 'failed'} (${smoke.vsix ?? 'no .vsix'}: ${smoke.bytes} bytes, ${smoke.files} files, ${smoke.seconds.toFixed(1)} s) ==`,
+    );
   } catch (error) {
     runsFailed++;
     console.error(`[vscode] smoke run failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -51,9 +51,20 @@ export function checkVsixContents(names, root = REPO_ROOT) {
   const languages = Object.values(manifest.languages ?? manifest);
   const grammarFiles = new Set(['manifest.json', ...languages.flatMap((l) => [l.grammar, l.query]).filter(Boolean)]);
   const required = [
-    'package.json', 'package.nls.json', 'readme.md', 'changelog.md', 'LICENSE.txt', 'bin/pk.js', 'media/icon.png',
-    'l10n/bundle.l10n.json', 'dist/extension.js', 'dist/worker.js', 'dist/cli.js', 'dist/sql-wasm.wasm',
-    'dist/web-tree-sitter.wasm', ...[...grammarFiles].map((f) => `dist/grammars/${f}`),
+    'package.json',
+    'package.nls.json',
+    'readme.md',
+    'changelog.md',
+    'LICENSE.txt',
+    'bin/pk.js',
+    'media/icon.png',
+    'l10n/bundle.l10n.json',
+    'dist/extension.js',
+    'dist/worker.js',
+    'dist/cli.js',
+    'dist/sql-wasm.wasm',
+    'dist/web-tree-sitter.wasm',
+    ...[...grammarFiles].map((f) => `dist/grammars/${f}`),
   ];
   const allowed = (name) => required.includes(name) || /^(media|l10n)\//.test(name);
   const files = names.filter((n) => n.startsWith('extension/')).map((n) => n.slice('extension/'.length));
@@ -67,10 +78,18 @@ export function checkVsixContents(names, root = REPO_ROOT) {
 
 function run(command, args, { cwd, log }) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, npm_config_update_notifier: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { out += d; });
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
     child.on('error', reject);
     child.on('exit', (code) => {
       if (code === 0) return resolve(out);
@@ -93,8 +112,12 @@ export async function packageVsix({ vsix, log = console.log } = {}) {
   rmSync(vsix, { force: true });
   const stage = mkdtempSync(path.join(os.tmpdir(), 'pkpkg-'));
   try {
-    const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO_ROOT, encoding: 'utf8' })
-      .split('\0').filter(Boolean);
+    const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    })
+      .split('\0')
+      .filter(Boolean);
     for (const relative of listed) {
       const from = path.join(REPO_ROOT, relative);
       if (!existsSync(from) || !statSync(from).isFile()) continue; // deleted in the working tree
@@ -138,7 +161,9 @@ export async function runPackagedSmoke({ log = console.log } = {}) {
   const contents = packaged.entries.filter((e) => !e.name.endsWith('/'));
   files = contents.filter((e) => e.name.startsWith('extension/')).length;
   const unpacked = contents.reduce((sum, e) => sum + e.size, 0);
-  log(`[smoke] packaged ${vsix}: ${kb(bytes)} (${bytes} bytes), ${files} files, ${kb(unpacked)} unpacked, in ${packaged.seconds.toFixed(1)} s`);
+  log(
+    `[smoke] packaged ${vsix}: ${kb(bytes)} (${bytes} bytes), ${files} files, ${kb(unpacked)} unpacked, in ${packaged.seconds.toFixed(1)} s`,
+  );
   for (const e of contents) log(`[smoke]   ${String(e.size).padStart(9)}  ${e.name}`);
 
   const problems = checkVsixContents(contents.map((e) => e.name));

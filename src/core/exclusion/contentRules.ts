@@ -9,9 +9,7 @@ import { findSecret, type SecretRule } from './secrets';
  * handed back so the caller indexes exactly what was checked.
  */
 
-export type SniffResult =
-  | { ok: true; text: string; malformedRatio: number }
-  | { ok: false; reason: ExclusionReason; detail: string };
+export type SniffResult = { ok: true; text: string; malformedRatio: number } | { ok: false; reason: ExclusionReason; detail: string };
 
 /** Git's heuristic looks for NUL in the first 8,000 bytes; the detail says when a NUL is that early. */
 export const nulScanBytes = 8192;
@@ -145,7 +143,11 @@ export function sniffContent(bytes: Uint8Array, relativePath: string): SniffResu
   const malformed = isUtf8(body) ? 0 : countMalformedUtf8(body);
   const malformedRatio = malformed / text.length;
   if (malformed >= minMalformedSequences && malformedRatio > maxMalformedRatio) {
-    return { ok: false, reason: 'malformed-utf8', detail: `${malformed} malformed UTF-8 sequences (${percent(malformedRatio)} of characters)` };
+    return {
+      ok: false,
+      reason: 'malformed-utf8',
+      detail: `${malformed} malformed UTF-8 sequences (${percent(malformedRatio)} of characters)`,
+    };
   }
   if (malformed === 0 ? !/\S/.test(text) : !/[^\s\uFFFD]/.test(text)) {
     return malformed > 0

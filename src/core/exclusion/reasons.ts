@@ -36,14 +36,14 @@ export type ExclusionReason =
 
 /** One line per reason, written for the health view and the CLI. */
 export const exclusionReasonDescriptions: Readonly<Record<ExclusionReason, string>> = {
-  'vcs': 'Version-control metadata (.git, .hg, .svn, ...).',
-  'dependency': 'Installed or vendored third-party code (node_modules, vendor, third_party, ...).',
+  vcs: 'Version-control metadata (.git, .hg, .svn, ...).',
+  dependency: 'Installed or vendored third-party code (node_modules, vendor, third_party, ...).',
   'build-output': 'Generated build output (dist, out, target, .next, ...).',
-  'cache': 'Tool caches and generated reports (__pycache__, .cache, coverage, ...).',
-  'virtualenv': 'A Python virtual environment or installed site-packages.',
-  'lockfile': 'A dependency lockfile (package-lock.json, Cargo.lock, go.sum, ...).',
+  cache: 'Tool caches and generated reports (__pycache__, .cache, coverage, ...).',
+  virtualenv: 'A Python virtual environment or installed site-packages.',
+  lockfile: 'A dependency lockfile (package-lock.json, Cargo.lock, go.sum, ...).',
   'source-map': 'A generated source map (*.js.map, *.css.map).',
-  'minified': 'A minified or bundled asset, by name (*.min.js) or by very long lines.',
+  minified: 'A minified or bundled asset, by name (*.min.js) or by very long lines.',
   'binary-extension': 'A known binary format by extension (images, fonts, archives, media, executables, ...).',
   'too-large': 'Larger than the per-file size bound.',
   'binary-content': 'Binary content: NUL bytes or a high share of control characters.',
@@ -52,16 +52,16 @@ export const exclusionReasonDescriptions: Readonly<Record<ExclusionReason, strin
   'env-file': 'A .env-style environment file, which usually holds secrets.',
   'credential-file': 'A credential store or a registry configuration holding credentials.',
   'secret-content': 'Contains a high-confidence secret (provider token, credentials in a URL or header, secret assignment).',
-  'pkignore': 'Matched by a rule in .pkignore.',
+  pkignore: 'Matched by a rule in .pkignore.',
   'user-exclude': 'Matched by a user exclusion setting (files.exclude or projectKnowledge settings).',
-  'symlink': 'A symbolic link; links are never followed.',
+  symlink: 'A symbolic link; links are never followed.',
   'outside-root': 'Resolves outside the project root.',
   'not-regular-file': 'Not a regular file (a FIFO, socket, device or directory); never opened for reading.',
   'bound-files': 'Left out because the file-count bound was reached.',
   'bound-total-bytes': 'Left out because the total-bytes bound was reached.',
   'bound-directories': 'Left out because the visited-directory bound was reached.',
-  'unreadable': 'Could not be read.',
-  'empty': 'Empty or whitespace only.',
+  unreadable: 'Could not be read.',
+  empty: 'Empty or whitespace only.',
 };
 
 /** Every reason code, in declaration order. */

@@ -216,16 +216,16 @@ function tokenWithin(value: string): SecretRule | undefined {
  * of CPU on this project's sources and 65 MB/s on TypeScript's .d.ts files (74 and 144 before).
  */
 const candidatePattern = new RegExp(
-  String.raw`((?:p(?:ass(?:word|wd|phrase)?|wd)|secret|token|key|auth|credentials?)`
-    + String.raw`(?:[_.\-]?(?:value|base|b64|base64|hex|str|string|raw|plain|text))?`
+  String.raw`((?:p(?:ass(?:word|wd|phrase)?|wd)|secret|token|key|auth|credentials?)` +
+    String.raw`(?:[_.\-]?(?:value|base|b64|base64|hex|str|string|raw|plain|text))?` +
     // What may follow the name: an operator (`=`, `:`, `?=`, `.=`, `=>`, `>` ending an XML start
     // tag), a type and `=`, a quoted name followed by a comma (a function argument or a JSON
     // name/value pair), or a YAML `value:` on the next line (a Kubernetes `env` entry).
-    + String.raw`(?=\\?["'\`]?\]?[ \t]{0,8}(?:[:=!>]|\+=|\?=|\.=)|[ \t]{1,8}[A-Za-z_][\w.[\]*]{0,30}[ \t]*=(?!=)|\\?["'\`][ \t]*,`
-    + String.raw`|["'\`]?[ \t]*\r?\n[ \t]+(?:-[ \t]+)?value[ \t]*:))`
-    + String.raw`|A(?:KIA|SIA|Iza)|g(?:h[pousr]_|ithub_pat_)|xox[abeoprs]-|-{4,5} ?BEGIN|PuTTY-User|hooks\.slack`
-    + String.raw`|[rs]k_(?:live|test)_|npm_|eyJ`
-    + String.raw`|${vendorPrefixScan}`,
+    String.raw`(?=\\?["'\`]?\]?[ \t]{0,8}(?:[:=!>]|\+=|\?=|\.=)|[ \t]{1,8}[A-Za-z_][\w.[\]*]{0,30}[ \t]*=(?!=)|\\?["'\`][ \t]*,` +
+    String.raw`|["'\`]?[ \t]*\r?\n[ \t]+(?:-[ \t]+)?value[ \t]*:))` +
+    String.raw`|A(?:KIA|SIA|Iza)|g(?:h[pousr]_|ithub_pat_)|xox[abeoprs]-|-{4,5} ?BEGIN|PuTTY-User|hooks\.slack` +
+    String.raw`|[rs]k_(?:live|test)_|npm_|eyJ` +
+    String.raw`|${vendorPrefixScan}`,
   'gi',
 );
 
@@ -237,25 +237,51 @@ const keywordPattern = /^(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|auth|cr
  */
 const assignmentTailPattern = new RegExp(
   // A quoted name and a comma (`setProperty("X_TOKEN", "…")`, `{"name": "X_TOKEN", "value": "…"}`).
-  String.raw`(?:\\?["'\`][ \t]*,[ \t]*(?:\\?["']value\\?["'][ \t]*:)?`
+  String.raw`(?:\\?["'\`][ \t]*,[ \t]*(?:\\?["']value\\?["'][ \t]*:)?` +
     // Or the closing quote or bracket of the name, then a type and `=`, an operator, a `:` whose
     // value may start on the next line (YAML), or a Kubernetes `value:` on the next line.
-    + String.raw`|\\?["'\`]?\]?(?:[ \t]*:[ \t]*[A-Za-z_$][\w$.<>[\]| ]{0,40}?[ \t]*=(?![=>])|[ \t]+[A-Za-z_][\w.[\]*]{0,30}[ \t]*=(?![=>])`
-    + String.raw`|[ \t]*(?:::?=|=>|===?|!==?|\?\?=|\|\|=|\+=|\?=|\.=|=|>)|[ \t]*:(?:[ \t]*\r?\n[ \t]+)?`
-    + String.raw`|[ \t]*\r?\n[ \t]+(?:-[ \t]+)?value[ \t]*:))`
+    String.raw`|\\?["'\`]?\]?(?:[ \t]*:[ \t]*[A-Za-z_$][\w$.<>[\]| ]{0,40}?[ \t]*=(?![=>])|[ \t]+[A-Za-z_][\w.[\]*]{0,30}[ \t]*=(?![=>])` +
+    String.raw`|[ \t]*(?:::?=|=>|===?|!==?|\?\?=|\|\|=|\+=|\?=|\.=|=|>)|[ \t]*:(?:[ \t]*\r?\n[ \t]+)?` +
+    String.raw`|[ \t]*\r?\n[ \t]+(?:-[ \t]+)?value[ \t]*:))` +
     // Then, optionally, an expression whose fallback is the literal (`process.env.X || "…"`).
-    + String.raw`[ \t]*(?:[A-Za-z_$][\w$.]{0,60}(?:\[[^\]\n]{1,40}\]|\([^)\n]{0,60}\))?[ \t]*(?:\|\||\?\?|\bor\b|\?:)[ \t]*)?`
+    String.raw`[ \t]*(?:[A-Za-z_$][\w$.]{0,60}(?:\[[^\]\n]{1,40}\]|\([^)\n]{0,60}\))?[ \t]*(?:\|\||\?\?|\bor\b|\?:)[ \t]*)?` +
     // Then a quoted literal (also with the escaped quotes of a string inside JSON) or a bare one.
-    + String.raw`(?:[rbuf@]?(?:"(?<double>[^"\n\\]{1,4096})"|'(?<single>[^'\n\\]{1,4096})'|\`(?<backtick>[^\`\n\\$]{1,4096})\`)`
-    + String.raw`|\\"(?<escaped>[^"\n\\]{1,4096})\\"|(?<bare>[^\s"'\`,;#<>(){}[\]\\][^\s"'\`,;<>(){}[\]\\]{0,4095})(?=[\s,;<\\]|$))`,
+    String.raw`(?:[rbuf@]?(?:"(?<double>[^"\n\\]{1,4096})"|'(?<single>[^'\n\\]{1,4096})'|\`(?<backtick>[^\`\n\\$]{1,4096})\`)` +
+    String.raw`|\\"(?<escaped>[^"\n\\]{1,4096})\\"|(?<bare>[^\s"'\`,;#<>(){}[\]\\][^\s"'\`,;<>(){}[\]\\]{0,4095})(?=[\s,;<\\]|$))`,
   'y',
 );
 
 /** Words that make `…key` a secret; `primaryKey`, `cacheKey`, `sortKey`, `publicKey` are not. */
 const keyQualifiers = new Set([
-  'api', 'access', 'secret', 'private', 'signing', 'sign', 'encryption', 'encrypt', 'crypt', 'master', 'app', 'client',
-  'consumer', 'account', 'subscription', 'shared', 'sharedaccess', 'hmac', 'jwt', 'auth', 'license', 'service',
-  'storage', 'admin', 'root', 'deploy', 'webhook', 'session', 'cookie',
+  'api',
+  'access',
+  'secret',
+  'private',
+  'signing',
+  'sign',
+  'encryption',
+  'encrypt',
+  'crypt',
+  'master',
+  'app',
+  'client',
+  'consumer',
+  'account',
+  'subscription',
+  'shared',
+  'sharedaccess',
+  'hmac',
+  'jwt',
+  'auth',
+  'license',
+  'service',
+  'storage',
+  'admin',
+  'root',
+  'deploy',
+  'webhook',
+  'session',
+  'cookie',
 ]);
 
 /** Keywords that must stand alone as a word: `bypass`, `compass`, `oauth`, `cwd` are not secrets. */
@@ -397,10 +423,65 @@ export function isSecretLikeValue(value: string, minimumLength = minimumSecretLe
  * req.body.password`), so only quoted literals count; config, shell and prose files take bare values.
  */
 const codeExtensions = new Set([
-  '.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs', '.py', '.pyi', '.go', '.java', '.kt', '.kts', '.scala',
-  '.cs', '.fs', '.vb', '.rb', '.php', '.rs', '.c', '.h', '.cc', '.cpp', '.cxx', '.hpp', '.hh', '.hxx', '.m', '.mm',
-  '.swift', '.dart', '.lua', '.pl', '.pm', '.r', '.jl', '.ex', '.exs', '.erl', '.hs', '.ml', '.clj', '.cljs', '.groovy',
-  '.gradle', '.vue', '.svelte', '.astro', '.elm', '.zig', '.nim', '.sol', '.tf', '.hcl', '.nix', '.ps1', '.sql',
+  '.ts',
+  '.tsx',
+  '.mts',
+  '.cts',
+  '.js',
+  '.jsx',
+  '.mjs',
+  '.cjs',
+  '.py',
+  '.pyi',
+  '.go',
+  '.java',
+  '.kt',
+  '.kts',
+  '.scala',
+  '.cs',
+  '.fs',
+  '.vb',
+  '.rb',
+  '.php',
+  '.rs',
+  '.c',
+  '.h',
+  '.cc',
+  '.cpp',
+  '.cxx',
+  '.hpp',
+  '.hh',
+  '.hxx',
+  '.m',
+  '.mm',
+  '.swift',
+  '.dart',
+  '.lua',
+  '.pl',
+  '.pm',
+  '.r',
+  '.jl',
+  '.ex',
+  '.exs',
+  '.erl',
+  '.hs',
+  '.ml',
+  '.clj',
+  '.cljs',
+  '.groovy',
+  '.gradle',
+  '.vue',
+  '.svelte',
+  '.astro',
+  '.elm',
+  '.zig',
+  '.nim',
+  '.sol',
+  '.tf',
+  '.hcl',
+  '.nix',
+  '.ps1',
+  '.sql',
 ]);
 
 function extensionOf(relativePath: string): string {
@@ -433,7 +514,9 @@ function assignmentAt(text: string, index: number, name: string, bareAllowed: bo
   if (value === undefined || !isSecretLikeValue(value)) return undefined;
   const vendorRule = tokenWithin(value);
   if (vendorRule) return vendorRule;
-  return /secret[_.-]?access[_.-]?key$/i.test(fullName) && /^[A-Za-z0-9/+]{40}$/.test(value) ? 'aws-secret-access-key' : 'secret-assignment';
+  return /secret[_.-]?access[_.-]?key$/i.test(fullName) && /^[A-Za-z0-9/+]{40}$/.test(value)
+    ? 'aws-secret-access-key'
+    : 'secret-assignment';
 }
 
 /** The first vendor token or secret assignment in the text. */
@@ -526,12 +609,14 @@ function findAnchoredToken(text: string, stopAt: number): Hit | undefined {
   for (const token of anchoredTokens) {
     const limit = best?.index ?? stopAt;
     for (let index = text.indexOf(token.anchor); index !== -1 && index < limit; index = text.indexOf(token.anchor, index + 1)) {
-      const start = token.back.map((back) => index - back).find((from) => {
-        if (from < 0) return false;
-        token.pattern.lastIndex = from;
-        const match = token.pattern.exec(text);
-        return match !== null && acceptVendorToken(match[0]);
-      });
+      const start = token.back
+        .map((back) => index - back)
+        .find((from) => {
+          if (from < 0) return false;
+          token.pattern.lastIndex = from;
+          const match = token.pattern.exec(text);
+          return match !== null && acceptVendorToken(match[0]);
+        });
       if (start !== undefined) {
         best = { rule: token.rule as SecretRule, index: start };
         break;

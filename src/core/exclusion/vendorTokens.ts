@@ -18,11 +18,13 @@ const end = String.raw`(?![A-Za-z0-9_\-])`;
 export const vendorTokens = [
   { rule: 'aws-access-key-id', prefix: String.raw`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)`, body: String.raw`[A-Z0-9]{16}\b` },
   {
-    rule: 'azure-storage-key', prefix: String.raw`(?:AccountKey|SharedAccessKey)=`,
+    rule: 'azure-storage-key',
+    prefix: String.raw`(?:AccountKey|SharedAccessKey)=`,
     body: String.raw`[A-Za-z0-9+/]{43,88}={0,2}(?=[;"'\s<&]|$)`,
   },
   {
-    rule: 'gitlab-token', prefix: String.raw`\bgl(?:pat|rt|dt|ptt|soat|ft|imt|agent|oas|cbt|ffct)-`,
+    rule: 'gitlab-token',
+    prefix: String.raw`\bgl(?:pat|rt|dt|ptt|soat|ft|imt|agent|oas|cbt|ffct)-`,
     body: String.raw`[0-9A-Za-z_\-]{20,300}` + end,
   },
   { rule: 'gitlab-token', prefix: String.raw`\bGR1348941`, body: String.raw`[\w\-]{20}` + end },
@@ -31,7 +33,8 @@ export const vendorTokens = [
   { rule: 'discord-webhook', prefix: String.raw`discord(?:app)?\.com/api/webhooks/`, body: String.raw`\d{15,20}/[\w\-]{50,100}` },
   {
     // The ids are GUIDs, but gitleaks and older connectors accept any lower-case letter; the path is specific enough.
-    rule: 'teams-webhook', prefix: String.raw`\.webhook\.office\.com/webhookb2/`,
+    rule: 'teams-webhook',
+    prefix: String.raw`\.webhook\.office\.com/webhookb2/`,
     body: String.raw`[0-9a-z\-]{36}@[0-9a-z\-]{36}/IncomingWebhook/[0-9a-z]{32}/[0-9a-z\-]{36}`,
   },
   { rule: 'stripe-key', prefix: String.raw`\b[rs]k_prod_`, body: String.raw`[0-9A-Za-z]{24,247}\b` },
@@ -74,7 +77,11 @@ export const vendorTokens = [
   { rule: 'airtable-token', prefix: String.raw`\bpat`, body: String.raw`[A-Za-z0-9]{14}\.[a-f0-9]{64}\b` },
   // Amazon Bedrock API keys: long-term keys are base64 after `ABSK`; short-term ones encode the service host.
   { rule: 'aws-bedrock-key', prefix: String.raw`\bABSK`, body: String.raw`[A-Za-z0-9+/]{109,269}={0,2}(?![A-Za-z0-9+/=])` },
-  { rule: 'aws-bedrock-key', prefix: String.raw`\bbedrock-api-key-`, body: String.raw`YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%]{0,2000}` },
+  {
+    rule: 'aws-bedrock-key',
+    prefix: String.raw`\bbedrock-api-key-`,
+    body: String.raw`YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%]{0,2000}`,
+  },
   { rule: 'duffel-token', prefix: String.raw`\bduffel_(?:test|live)_`, body: String.raw`[A-Za-z0-9_\-=]{43}` + end },
   // Flutterwave secret keys (`FLWSECK-…-X`, `FLWSECK_TEST-…-X`) and the 12-digit encryption key.
   { rule: 'flutterwave-key', prefix: String.raw`\bFLWSECK(?:_TEST)?-`, body: String.raw`[a-hA-H0-9]{12}(?:[a-hA-H0-9]{20}-X)?` + end },
@@ -85,7 +92,8 @@ export const vendorTokens = [
   { rule: 'settlemint-token', prefix: String.raw`\bsm_(?:aat|pat|sat)_`, body: String.raw`[A-Za-z0-9]{16}` + end },
   // Legacy Vault service tokens: `s.` and 24 base62 characters, with a digit and a letter, unlike a property name.
   {
-    rule: 'vault-token', prefix: String.raw`\bs\.`,
+    rule: 'vault-token',
+    prefix: String.raw`\bs\.`,
     body: String.raw`(?=[A-Za-z]{0,23}[0-9])(?=[0-9]{0,23}[A-Za-z])[A-Za-z0-9]{24}\b`,
   },
   { rule: 'typeform-token', prefix: String.raw`\btfp_`, body: String.raw`[A-Za-z0-9_\-.=]{59}` + end },

@@ -40,11 +40,23 @@ export function buildChunks(
     covered.fill(1, start, end + 1);
     const name = declaration.symbol.name;
     if (end - start + 1 <= windowLines) {
-      chunks.push({ startLine: start, endLine: end, chunkKind: 'declaration', symbol: declaration.symbol, references: references(start, end, name) });
+      chunks.push({
+        startLine: start,
+        endLine: end,
+        chunkKind: 'declaration',
+        symbol: declaration.symbol,
+        references: references(start, end, name),
+      });
       continue;
     }
     for (const [partStart, partEnd] of windowRanges(start, end, windowLines, stepLines)) {
-      chunks.push({ startLine: partStart, endLine: partEnd, chunkKind: 'part', symbol: declaration.symbol, references: references(partStart, partEnd, name) });
+      chunks.push({
+        startLine: partStart,
+        endLine: partEnd,
+        chunkKind: 'part',
+        symbol: declaration.symbol,
+        references: references(partStart, partEnd, name),
+      });
     }
   }
 
@@ -81,8 +93,12 @@ export function looksMinified(text: string, lines: readonly string[]): boolean {
 }
 
 function windowShape(options: ParseOptions): { windowLines: number; stepLines: number } {
-  const windowLines = Number.isFinite(options.windowLines) && options.windowLines >= 1 ? Math.floor(options.windowLines) : defaultParseOptions.windowLines;
-  const overlap = Number.isFinite(options.overlapLines) && options.overlapLines >= 0 ? Math.floor(options.overlapLines) : defaultParseOptions.overlapLines;
+  const windowLines =
+    Number.isFinite(options.windowLines) && options.windowLines >= 1 ? Math.floor(options.windowLines) : defaultParseOptions.windowLines;
+  const overlap =
+    Number.isFinite(options.overlapLines) && options.overlapLines >= 0
+      ? Math.floor(options.overlapLines)
+      : defaultParseOptions.overlapLines;
   return { windowLines, stepLines: Math.max(1, windowLines - Math.min(overlap, windowLines - 1)) };
 }
 

@@ -2,8 +2,16 @@ import type { Node, Query, QueryMatch, Tree } from 'web-tree-sitter';
 import type { ChunkSymbol, SymbolKind } from './chunkParser';
 import type { Declaration } from './chunkSplitter';
 import {
-  bareTypeName, chunkStartRow, declaratorName, isDeclarationScope, keywordToken, lastRow, nameSegments, rulesFor,
-  signatureOf, type LanguageRules,
+  bareTypeName,
+  chunkStartRow,
+  declaratorName,
+  isDeclarationScope,
+  keywordToken,
+  lastRow,
+  nameSegments,
+  rulesFor,
+  signatureOf,
+  type LanguageRules,
 } from './declarationNaming';
 
 /** Work stops, and the parse declines, once this says the time bound has passed. */
@@ -193,7 +201,11 @@ function toDeclaration(placed: Placed, text: string, lines: readonly string[]): 
 }
 
 function normalizeImport(written: string): string {
-  return written.replace(/^['"<]|['">]$/g, '').replace(/\s+/g, ' ').trim().slice(0, 200);
+  return written
+    .replace(/^['"<]|['">]$/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 200);
 }
 
 function textOf(node: Node, text: string): string {

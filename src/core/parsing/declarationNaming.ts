@@ -40,14 +40,26 @@ export function rulesFor(language: string): LanguageRules {
 
 /** Nodes that precede a declaration's keyword but belong to its chunk: decorators, attributes, comments. */
 const preambleTypes = new Set([
-  'decorator', 'annotation', 'marker_annotation', 'attribute_list', 'attribute_item', 'attributes',
-  'comment', 'line_comment', 'block_comment', 'doc_comment',
+  'decorator',
+  'annotation',
+  'marker_annotation',
+  'attribute_list',
+  'attribute_item',
+  'attributes',
+  'comment',
+  'line_comment',
+  'block_comment',
+  'doc_comment',
 ]);
 
 /** Parents that wrap a declaration without being one; the chunk starts where they start. */
 const wrapperTypes = new Set([
-  'export_statement', 'decorated_definition', 'template_declaration', 'ambient_declaration',
-  'type_declaration', 'var_declaration',
+  'export_statement',
+  'decorated_definition',
+  'template_declaration',
+  'ambient_declaration',
+  'type_declaration',
+  'var_declaration',
 ]);
 
 export function isPreamble(node: Node): boolean {
@@ -144,7 +156,10 @@ export function signatureOf(node: Node, keywordStart: number, text: string): str
   const end = Math.min(body && body.startIndex > start ? body.startIndex : node.endIndex, start + 600);
   let slice = withoutComments(node, start, end, text);
   if (!body) slice = slice.split('\n', 1)[0].split(' {', 1)[0].split(';', 1)[0];
-  const collapsed = slice.replace(/\s+/g, ' ').trim().replace(/\s*[{:;=]\s*$/, '');
+  const collapsed = slice
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/\s*[{:;=]\s*$/, '');
   return collapsed.length > 200 ? `${collapsed.slice(0, 199)}…` : collapsed;
 }
 
@@ -219,7 +234,9 @@ export function declaratorName(declarator: Node): Node | null {
 }
 
 function isCallableName(node: Node): boolean {
-  return ['identifier', 'field_identifier', 'qualified_identifier', 'destructor_name', 'operator_name', 'template_function'].includes(node.type);
+  return ['identifier', 'field_identifier', 'qualified_identifier', 'destructor_name', 'operator_name', 'template_function'].includes(
+    node.type,
+  );
 }
 
 /** C and C++ prototypes count only at file, namespace, class or linkage level, never inside a body. */

@@ -178,7 +178,11 @@ function readManifest(queryDir: string, log: (message: string) => void): { manif
     const languages = (JSON.parse(raw) as { languages?: Record<string, Partial<GrammarManifestEntry>> }).languages ?? {};
     for (const [language, entry] of Object.entries(languages)) {
       if (typeof entry.grammar !== 'string' || typeof entry.query !== 'string') continue;
-      manifest[language] = { grammar: entry.grammar, query: entry.query, extensions: Array.isArray(entry.extensions) ? entry.extensions : [] };
+      manifest[language] = {
+        grammar: entry.grammar,
+        query: entry.query,
+        extensions: Array.isArray(entry.extensions) ? entry.extensions : [],
+      };
     }
     for (const queryFile of [...new Set(Object.values(manifest).map((entry) => entry.query))].sort()) {
       try {

@@ -21,7 +21,11 @@ const nameTypesByLanguage = new WeakMap<Language, string[]>();
 function nameTypesOf(language: Language): string[] {
   let types = nameTypesByLanguage.get(language);
   if (!types) {
-    types = [...new Set(language.types.filter((type): type is string => typeof type === 'string' && (type.endsWith('identifier') || nameTypes.has(type))))];
+    types = [
+      ...new Set(
+        language.types.filter((type): type is string => typeof type === 'string' && (type.endsWith('identifier') || nameTypes.has(type))),
+      ),
+    ];
     nameTypesByLanguage.set(language, types);
   }
   return types;

@@ -16,7 +16,10 @@ export class ParserChain {
   /** A string that changes whenever any parser's output could change. */
   get version(): string {
     // Stored on every chunk, so a short digest of the parsers' versions rather than the list.
-    return createHash('sha256').update(this.parsers.map((parser) => parser.version).join('+')).digest('hex').slice(0, 12);
+    return createHash('sha256')
+      .update(this.parsers.map((parser) => parser.version).join('+'))
+      .digest('hex')
+      .slice(0, 12);
   }
 
   async parse(input: ParseInput, options: ParseOptions): Promise<ParseResult> {

@@ -25,11 +25,23 @@ const scriptPatterns: ScriptPattern[] = [
   { kind: 'class', pattern: new RegExp(`${leading}${modifiers}class\\s+(${name})`, 'gm'), body: 'brace' },
   { kind: 'interface', pattern: new RegExp(`${leading}${modifiers}interface\\s+(${name})`, 'gm'), body: 'brace' },
   { kind: 'enum', pattern: new RegExp(`${leading}${modifiers}(?:const\\s+)?enum\\s+(${name})`, 'gm'), body: 'brace' },
-  { kind: 'namespace', pattern: new RegExp(`${leading}${modifiers}(?:namespace|module)\\s+(${name}(?:\\.${name})*)(?=\\s*\\{)`, 'gm'), body: 'brace' },
+  {
+    kind: 'namespace',
+    pattern: new RegExp(`${leading}${modifiers}(?:namespace|module)\\s+(${name}(?:\\.${name})*)(?=\\s*\\{)`, 'gm'),
+    body: 'brace',
+  },
   { kind: 'type', pattern: new RegExp(`${leading}${modifiers}type\\s+(${name})\\s*(?:<[^;]*?>)?\\s*=`, 'gm'), body: 'statement' },
   { kind: 'function', pattern: new RegExp(`${leading}${modifiers}function\\s*\\*?\\s*(${name})`, 'gm'), body: 'brace' },
-  { kind: 'function', pattern: new RegExp(`${leading}${modifiers}(?:const|let|var)\\s+(${name})\\s*(?::[^=;]+)?=\\s*${arrowHead}`, 'gm'), body: 'arrow' },
-  { kind: 'class', pattern: new RegExp(`${leading}${modifiers}(?:const|let|var)\\s+(${name})\\s*(?::[^=;]+)?=\\s*class\\b`, 'gm'), body: 'brace' },
+  {
+    kind: 'function',
+    pattern: new RegExp(`${leading}${modifiers}(?:const|let|var)\\s+(${name})\\s*(?::[^=;]+)?=\\s*${arrowHead}`, 'gm'),
+    body: 'arrow',
+  },
+  {
+    kind: 'class',
+    pattern: new RegExp(`${leading}${modifiers}(?:const|let|var)\\s+(${name})\\s*(?::[^=;]+)?=\\s*class\\b`, 'gm'),
+    body: 'brace',
+  },
 ];
 
 /** `Foo.prototype.bar = function` and `exports.bar = () =>` at the start of a line. */
@@ -41,7 +53,26 @@ const memberModifiers = '((?:(?:public|private|protected|static|async|readonly|o
 const memberMethod = new RegExp(`${leading}${memberModifiers}\\*?\\s*(#?${name})\\s*(?:<[^>\\n]*>)?\\s*\\(`, 'gm');
 const memberArrow = new RegExp(`${leading}${memberModifiers}(#?${name})\\s*[?!]?\\s*(?::[^=;\\n]+)?=\\s*${arrowHead}`, 'gm');
 const memberClass = new RegExp(`${leading}${memberModifiers}(#?${name})\\s*(?::[^=;\\n]+)?=\\s*class\\b`, 'gm');
-const notMethodNames = new Set(['if', 'for', 'while', 'switch', 'catch', 'with', 'return', 'function', 'new', 'typeof', 'delete', 'await', 'yield', 'super', 'import', 'else', 'do', 'throw']);
+const notMethodNames = new Set([
+  'if',
+  'for',
+  'while',
+  'switch',
+  'catch',
+  'with',
+  'return',
+  'function',
+  'new',
+  'typeof',
+  'delete',
+  'await',
+  'yield',
+  'super',
+  'import',
+  'else',
+  'do',
+  'throw',
+]);
 
 /** TypeScript and JavaScript declarations, including methods directly inside class bodies. */
 export function scanScript(source: SourceIndex): ScanResult {
@@ -51,7 +82,12 @@ export function scanScript(source: SourceIndex): ScanResult {
     for (const match of source.stripped.matchAll(pattern)) {
       const start = keywordOffset(match);
       const afterName = (match.index ?? 0) + match[0].length;
-      const range = body === 'brace' ? braceRange(source, start, afterName) : body === 'arrow' ? arrowRange(source, afterName, match[0].endsWith('function')) : { open: undefined, end: source.statementEnd(afterName) };
+      const range =
+        body === 'brace'
+          ? braceRange(source, start, afterName)
+          : body === 'arrow'
+            ? arrowRange(source, afterName, match[0].endsWith('function'))
+            : { open: undefined, end: source.statementEnd(afterName) };
       raw.push({ kind, segments: match[1].split('.'), start, end: range.end, signature: source.signature(start, range.open) });
       if ((kind === 'class' || kind === 'interface') && range.open !== undefined) containers.push({ open: range.open, close: range.end });
     }
@@ -91,11 +127,22 @@ function scanMembers(source: SourceIndex, container: { open: number; close: numb
     for (let match = pattern.exec(body); match; match = pattern.exec(body)) {
       const start = keywordOffset(match);
       const memberName = match[2];
-      if (source.depthAt(start) !== bodyDepth || notMethodNames.has(memberName) || members.some((member) => member.start === start)) continue;
+      if (source.depthAt(start) !== bodyDepth || notMethodNames.has(memberName) || members.some((member) => member.start === start))
+        continue;
       const afterName = match.index + match[0].length;
-      const range = pattern === memberArrow ? arrowRange(source, afterName, match[0].endsWith('function')) : braceRange(source, start, pattern === memberClass ? afterName : afterName - 1);
+      const range =
+        pattern === memberArrow
+          ? arrowRange(source, afterName, match[0].endsWith('function'))
+          : braceRange(source, start, pattern === memberClass ? afterName : afterName - 1);
       const kind: SymbolKind = pattern === memberClass ? 'class' : /\b(get|set)\s+$/.test(match[1]) ? 'accessor' : 'method';
-      members.push({ kind, segments: [memberName], start, end: range.end, signature: source.signature(start, range.open), bodyOpen: range.open });
+      members.push({
+        kind,
+        segments: [memberName],
+        start,
+        end: range.end,
+        signature: source.signature(start, range.open),
+        bodyOpen: range.open,
+      });
     }
   }
   return members;
@@ -152,7 +199,11 @@ export function scanGo(source: SourceIndex): ScanResult {
   for (const match of source.stripped.matchAll(goFunction)) {
     const start = match.index ?? 0;
     const range = braceRange(source, start, start + match[0].length);
-    const receiver = match[1]?.replace(/\[[^\]]*\]/g, '').trim().split(/\s+/).pop();
+    const receiver = match[1]
+      ?.replace(/\[[^\]]*\]/g, '')
+      .trim()
+      .split(/\s+/)
+      .pop();
     const segments = receiver ? [bareTypeName(receiver), match[2]] : [match[2]];
     raw.push({ kind: receiver ? 'method' : 'function', segments, start, end: range.end, signature: source.signature(start, range.open) });
   }
@@ -179,7 +230,11 @@ export function scanGo(source: SourceIndex): ScanResult {
   return { raw, imports: goImports(source) };
 }
 
-function goTypeDeclaration(source: SourceIndex, match: RegExpExecArray | RegExpMatchArray, start: number): RawDeclaration & { bodyOpen?: number } {
+function goTypeDeclaration(
+  source: SourceIndex,
+  match: RegExpExecArray | RegExpMatchArray,
+  start: number,
+): RawDeclaration & { bodyOpen?: number } {
   const shape = match[2];
   const afterHeader = (match.index ?? 0) + match[0].length;
   const range = shape ? braceRange(source, start, afterHeader) : { open: undefined, end: source.statementEnd(afterHeader) };

@@ -9,15 +9,21 @@ import { dialectFor, stripCommentsAndStrings, type StripDialect } from './source
 
 /** Words that are syntax, not references, per dialect. */
 const keywords: Record<StripDialect, ReadonlySet<string>> = {
-  javascript: new Set(`break case catch class const continue debugger default delete do else enum export extends false finally
+  javascript: new Set(
+    `break case catch class const continue debugger default delete do else enum export extends false finally
     for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let
     static implements interface package private protected public await async abstract as declare type namespace module readonly
-    keyof infer is of get set string number boolean any unknown never undefined object symbol bigint from`.split(/\s+/)),
-  python: new Set(`False None True and as assert async await break class continue def del elif else except finally for from
-    global if import in is lambda nonlocal not or pass raise return try while with yield`.split(/\s+/)),
-  go: new Set(`break case chan const continue default defer else fallthrough for func go goto if import interface map package
+    keyof infer is of get set string number boolean any unknown never undefined object symbol bigint from`.split(/\s+/),
+  ),
+  python: new Set(
+    `False None True and as assert async await break class continue def del elif else except finally for from
+    global if import in is lambda nonlocal not or pass raise return try while with yield`.split(/\s+/),
+  ),
+  go: new Set(
+    `break case chan const continue default defer else fallthrough for func go goto if import interface map package
     range return select struct switch type var nil true false iota int int8 int16 int32 int64 uint uint8 uint16 uint32 uint64
-    uintptr float32 float64 string bool byte rune error any`.split(/\s+/)),
+    uintptr float32 float64 string bool byte rune error any`.split(/\s+/),
+  ),
 };
 
 const scanners: Record<StripDialect, (source: SourceIndex) => ScanResult> = {

@@ -27,7 +27,10 @@ export class SourceIndex {
   private readonly closeOf = new Map<number, number>();
   private readonly depthBefore: Int32Array;
 
-  constructor(readonly text: string, readonly stripped: string) {
+  constructor(
+    readonly text: string,
+    readonly stripped: string,
+  ) {
     this.strippedLines = stripped.split(/\r\n|\r|\n/);
     const opens: number[] = [];
     this.depthBefore = new Int32Array(stripped.length + 1);
@@ -105,7 +108,8 @@ export class SourceIndex {
       } else if (depth === 0 && character === ';') return index;
       else if (depth === 0 && (character === '\n' || character === '\r')) {
         const rest = this.stripped.slice(index, index + 200).trimStart();
-        if (!/^[|&]/.test(rest) && !/[=|&,(]\s*$/.test(this.stripped.slice(Math.max(from, index - 80), index))) return Math.max(from, index - 1);
+        if (!/^[|&]/.test(rest) && !/[=|&,(]\s*$/.test(this.stripped.slice(Math.max(from, index - 80), index)))
+          return Math.max(from, index - 1);
       }
     }
     return stop - 1;
@@ -115,7 +119,11 @@ export class SourceIndex {
   signature(start: number, bodyOpen: number | undefined): string {
     const lineEnd = this.lineStart(this.lineOf(start) + 1) - 1;
     const end = bodyOpen !== undefined && bodyOpen - start < 600 ? bodyOpen : Math.min(lineEnd, start + 600);
-    const collapsed = this.text.slice(start, end).replace(/\s+/g, ' ').trim().replace(/\s*[{:;=]\s*$/, '');
+    const collapsed = this.text
+      .slice(start, end)
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/\s*[{:;=]\s*$/, '');
     return collapsed.length > 200 ? `${collapsed.slice(0, 199)}…` : collapsed;
   }
 

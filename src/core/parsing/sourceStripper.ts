@@ -22,7 +22,22 @@ export function dialectFor(language: string): StripDialect | undefined {
 }
 
 /** Keywords after which a `/` starts a regular expression rather than a division. */
-const regexPrecedingWords = new Set(['return', 'typeof', 'case', 'do', 'else', 'in', 'of', 'new', 'delete', 'void', 'throw', 'yield', 'await', 'instanceof']);
+const regexPrecedingWords = new Set([
+  'return',
+  'typeof',
+  'case',
+  'do',
+  'else',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'yield',
+  'await',
+  'instanceof',
+]);
 
 export function stripCommentsAndStrings(text: string, dialect: StripDialect): string {
   const out = text.split('');
@@ -59,7 +74,12 @@ export function stripCommentsAndStrings(text: string, dialect: StripDialect): st
       index = end;
     } else if (character === '`' && dialect === 'javascript') {
       index = templateEnd(text, index + 1, blank, templateBraces);
-    } else if (dialect === 'javascript' && character === '}' && templateBraces.length > 0 && templateBraces[templateBraces.length - 1] === 0) {
+    } else if (
+      dialect === 'javascript' &&
+      character === '}' &&
+      templateBraces.length > 0 &&
+      templateBraces[templateBraces.length - 1] === 0
+    ) {
       templateBraces.pop();
       index = templateEnd(text, index + 1, blank, templateBraces);
     } else if (dialect === 'javascript' && character === '/' && startsRegex(text, index)) {
@@ -155,9 +175,13 @@ function regexEnd(text: string, start: number): number {
     const character = text[index];
     if (character === '\\') index += 2;
     else if (character === '\n' || character === '\r') return index;
-    else if (character === '[') { inClass = true; index++; }
-    else if (character === ']') { inClass = false; index++; }
-    else if (character === '/' && !inClass) return index + 1;
+    else if (character === '[') {
+      inClass = true;
+      index++;
+    } else if (character === ']') {
+      inClass = false;
+      index++;
+    } else if (character === '/' && !inClass) return index + 1;
     else index++;
   }
   return text.length;

@@ -1,7 +1,13 @@
 import type { ChunkParser, ParseInput, ParseOptions, ParseResult, ParsedChunk } from './chunkParser';
 
 /** Overlapping fixed-size windows over the lines of a file. */
-export function textWindows(lineCount: number, windowLines: number, overlapLines: number, firstLine = 1, lastLine = lineCount): ParsedChunk[] {
+export function textWindows(
+  lineCount: number,
+  windowLines: number,
+  overlapLines: number,
+  firstLine = 1,
+  lastLine = lineCount,
+): ParsedChunk[] {
   const chunks: ParsedChunk[] = [];
   if (lastLine < firstLine) return chunks;
   const step = Math.max(1, windowLines - overlapLines);

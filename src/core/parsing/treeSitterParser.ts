@@ -11,7 +11,19 @@ export type TreeSitterParserOptions = GrammarLocations;
 
 /** Languages whose declarations the tag queries in `grammars/` describe. */
 export const structuralLanguages: ReadonlySet<string> = new Set([
-  'typescript', 'tsx', 'javascript', 'python', 'go', 'rust', 'java', 'csharp', 'cpp', 'c', 'php', 'ruby', 'bash',
+  'typescript',
+  'tsx',
+  'javascript',
+  'python',
+  'go',
+  'rust',
+  'java',
+  'csharp',
+  'cpp',
+  'c',
+  'php',
+  'ruby',
+  'bash',
 ]);
 
 /** Bumped by hand when extraction or chunking changes; query edits change the hash part on their own. */

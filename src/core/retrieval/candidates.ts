@@ -96,9 +96,12 @@ export function rarestWords(store: IndexStore, words: string[]): string[] {
     }
   }
   const order = new Map(words.map((word, index) => [word, index]));
-  return words.filter((word) => !counts.has(word) || total(counts.get(word)) > 0)
-    .sort((a, b) => (total(counts.get(a)) || Infinity) - (total(counts.get(b)) || Infinity)
-      || (order.get(a) as number) - (order.get(b) as number))
+  return words
+    .filter((word) => !counts.has(word) || total(counts.get(word)) > 0)
+    .sort(
+      (a, b) =>
+        (total(counts.get(a)) || Infinity) - (total(counts.get(b)) || Infinity) || (order.get(a) as number) - (order.get(b) as number),
+    )
     .slice(0, 32);
 }
 
@@ -156,7 +159,10 @@ export class FileIndex {
 /** Project files a requested path may name: exact, an outer path ending in a project path, or a basename. */
 export function resolvePath(requested: string, files: FileIndex): { exact: string[]; near: string[] } {
   if (files.has(requested)) return { exact: [requested], near: [] };
-  const segments = requested.replace(/^[A-Za-z]:\//, '').split('/').filter(Boolean);
+  const segments = requested
+    .replace(/^[A-Za-z]:\//, '')
+    .split('/')
+    .filter(Boolean);
   // `/usr/lib/python3.11/json/decoder.py`, `C:/work/app/src/a.ts`: the longest project path it ends with.
   for (let start = 1; start < segments.length; start++) {
     const suffix = segments.slice(start).join('/');
@@ -191,11 +197,13 @@ function chunkAtLine(rows: SnippetRow[], line: number, symbol?: string): Snippet
   const holding = rows.filter((row) => row.startLine <= line && line <= row.endLine);
   if (holding.length === 0) return undefined;
   const span = (row: SnippetRow) => row.endLine - row.startLine;
-  return [...holding].sort((a, b) =>
-    Number(b.name !== null && b.name === symbol) - Number(a.name !== null && a.name === symbol)
-    || Number(b.symbolId !== null) - Number(a.symbolId !== null)
-    || span(a) - span(b)
-    || a.startLine - b.startLine)[0];
+  return [...holding].sort(
+    (a, b) =>
+      Number(b.name !== null && b.name === symbol) - Number(a.name !== null && a.name === symbol) ||
+      Number(b.symbolId !== null) - Number(a.symbolId !== null) ||
+      span(a) - span(b) ||
+      a.startLine - b.startLine,
+  )[0];
 }
 
 /**
@@ -208,7 +216,10 @@ class RequestRelevance {
   private scores = new Map<number, number>();
   private best = 0;
 
-  constructor(private readonly store: IndexStore, private readonly wordTerms: WordTerms[]) {}
+  constructor(
+    private readonly store: IndexStore,
+    private readonly wordTerms: WordTerms[],
+  ) {}
 
   /**
    * Scores the chunks worth ranking (`conjunctiveFilter`), the `include`d ones among them too,
@@ -248,7 +259,13 @@ const minimumHits = 8;
  * snippet keeps only its strongest reason; within a tier the request's full-text relevance
  * (bm25 relative to the best hit) adds up to `refinementSpan`.
  */
-export async function collectCandidates(store: IndexStore, descriptor: TaskDescriptor, poolSize: number, files: FileIndex = new FileIndex(store), live?: LiveReader): Promise<Candidate[]> {
+export async function collectCandidates(
+  store: IndexStore,
+  descriptor: TaskDescriptor,
+  poolSize: number,
+  files: FileIndex = new FileIndex(store),
+  live?: LiveReader,
+): Promise<Candidate[]> {
   const words = descriptor.long ? rarestWords(store, searchWords(descriptor, maxLongWords)) : searchWords(descriptor);
   const prose = new Set(descriptor.keywords);
   const relevance = new RequestRelevance(store, fullTextTerms(words, prose));
@@ -328,10 +345,15 @@ export async function collectCandidates(store: IndexStore, descriptor: TaskDescr
     }
   }
   // Error types are names worth showing, but weaker than where the message is raised.
-  const errorTypes = descriptor.errorTypes.map((type) => ({ type, rows: firstPartPerSymbol(store.declarationSnippets(type, 'simple')).slice(0, 4) }));
+  const errorTypes = descriptor.errorTypes.map((type) => ({
+    type,
+    rows: firstPartPerSymbol(store.declarationSnippets(type, 'simple')).slice(0, 4),
+  }));
 
   if (proseFirst) {
-    const found = [...qualified, ...pathLookups, ...symbols, ...phrases, ...errorTypes].flatMap((lookup) => lookup.rows.map((row) => row.rowid));
+    const found = [...qualified, ...pathLookups, ...symbols, ...phrases, ...errorTypes].flatMap((lookup) =>
+      lookup.rows.map((row) => row.rowid),
+    );
     relevance.run(poolSize, found);
   }
   const refine = (row: SnippetRow) => refinementSpan * relevance.relative(row.rowid);
@@ -340,10 +362,13 @@ export async function collectCandidates(store: IndexStore, descriptor: TaskDescr
   const byId = new Map<string, Candidate>();
   const add = (snippet: SnippetRow, reason: CandidateReason, matched: string, base: number, literal?: string) => {
     const existing = byId.get(snippet.id);
-    if (!existing || existing.base < base) byId.set(snippet.id, { snippet, reason, base: Math.round(base * 1000) / 1000, matched, literal });
+    if (!existing || existing.base < base)
+      byId.set(snippet.id, { snippet, reason, base: Math.round(base * 1000) / 1000, matched, literal });
   };
   const addDeclarations = (rows: SnippetRow[], reason: CandidateReason, matched: string, tier = tierScores[reason]) => {
-    const ranked = firstPartPerSymbol(rows).sort((a, b) => refine(b) - refine(a) || a.rowid - b.rowid).slice(0, maxPerName);
+    const ranked = firstPartPerSymbol(rows)
+      .sort((a, b) => refine(b) - refine(a) || a.rowid - b.rowid)
+      .slice(0, maxPerName);
     for (const row of ranked) add(row, reason, matched, tier + refine(row));
   };
 
@@ -365,12 +390,23 @@ export async function collectCandidates(store: IndexStore, descriptor: TaskDescr
       continue;
     }
     // `http/server.py send_error`: the file's declarations the request names come first.
-    const named = firstPartPerSymbol(rows.filter((row) => (row.name !== null && requestedNames.has(row.name)) || (row.qualifiedName !== null && requestedNames.has(row.qualifiedName)))).slice(0, 4);
+    const named = firstPartPerSymbol(
+      rows.filter(
+        (row) =>
+          (row.name !== null && requestedNames.has(row.name)) || (row.qualifiedName !== null && requestedNames.has(row.qualifiedName)),
+      ),
+    ).slice(0, 4);
     for (const row of named) add(row, reason, path, tierScores[reason] + refinementSpan);
-    const matching = otherWords ? rows.filter((row) => relevance.matches(row.rowid) && !named.includes(row)).sort((a, b) => refine(b) - refine(a) || a.startLine - b.startLine).slice(0, Math.max(0, 2 - named.length)) : [];
+    const matching = otherWords
+      ? rows
+          .filter((row) => relevance.matches(row.rowid) && !named.includes(row))
+          .sort((a, b) => refine(b) - refine(a) || a.startLine - b.startLine)
+          .slice(0, Math.max(0, 2 - named.length))
+      : [];
     for (const row of matching) add(row, reason, path, tierScores[reason] + refine(row) * 0.9);
     if (named.length > 0) continue;
-    for (const row of rows.slice(0, matching.length > 0 ? 1 : 2)) add(row, reason, path, tierScores[reason] + (matching.length > 0 ? 0 : refine(row)));
+    for (const row of rows.slice(0, matching.length > 0 ? 1 : 2))
+      add(row, reason, path, tierScores[reason] + (matching.length > 0 ? 0 : refine(row)));
   }
 
   // Exact simple symbols, then the case-insensitive fallback.
@@ -381,13 +417,21 @@ export async function collectCandidates(store: IndexStore, descriptor: TaskDescr
     const tier = whole ? wholePhraseTier : tierScores['exact-phrase'];
     for (const row of rows) {
       // A chunk holding a smaller chunk that also has the phrase (a class part around the method) yields to it.
-      const container = rows.some((other) => other !== row && other.path === row.path && row.startLine <= other.startLine && other.endLine <= row.endLine && (other.endLine - other.startLine) < (row.endLine - row.startLine));
+      const container = rows.some(
+        (other) =>
+          other !== row &&
+          other.path === row.path &&
+          row.startLine <= other.startLine &&
+          other.endLine <= row.endLine &&
+          other.endLine - other.startLine < row.endLine - row.startLine,
+      );
       const base = tier + weight * refinementSpan * 0.5 + refine(row) * 0.5 - (container ? refinementSpan * 0.5 : 0);
       add(row, 'exact-phrase', phrase, base, phrase);
     }
   }
 
-  for (const { type, rows } of errorTypes) for (const row of rows) add(row, 'symbol-text', type, tierScores['symbol-text'] - 1 + refine(row) * 0.25);
+  for (const { type, rows } of errorTypes)
+    for (const row of rows) add(row, 'symbol-text', type, tierScores['symbol-text'] - 1 + refine(row) * 0.25);
 
   // Full text. A chunk's relevance blends its bm25 (relative to the best hit) with how many of the
   // request's concepts its declared name holds (its parent's name counts half); a chunk whose
@@ -477,25 +521,38 @@ async function phraseRows(store: IndexStore, phrase: string, poolSize: number, l
   }
   if (rows.length === 0) return exact();
   const texts = await Promise.all(rows.map((row) => live.get(row.path)));
-  return rows.filter((row, index) => {
-    const file = texts[index];
-    if (!file.ok || file.sha256 !== row.fileHash) return true;
-    return containsLiteral(file.lines.slice(row.startLine - 1, row.endLine).join('\n'), phrase) || containsLiteral(row.path.replace(/[/._-]+/g, ' '), phrase);
-  }).slice(0, poolSize);
+  return rows
+    .filter((row, index) => {
+      const file = texts[index];
+      if (!file.ok || file.sha256 !== row.fileHash) return true;
+      return (
+        containsLiteral(file.lines.slice(row.startLine - 1, row.endLine).join('\n'), phrase) ||
+        containsLiteral(row.path.replace(/[/._-]+/g, ' '), phrase)
+      );
+    })
+    .slice(0, poolSize);
 }
 
 /** Format placeholders: printf (`%s`, `%-5d`, `%(name)s`), Python/Rust/C# braces (`{}`, `{0}`, `{name!r}`, `{:?}`), `${x}`, Go's `%v`. */
-const placeholderPattern = new RegExp([
-  String.raw`%\([\w.]+\)[-#0 +]*\d*(?:\.\d+)?[a-zA-Z]`,
-  String.raw`%[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGcaovqTpbu]`,
-  String.raw`\$?\{[\w.:!?\[\]<>^=+#-]*\}`,
-].join('|'), 'g');
+const placeholderPattern = new RegExp(
+  [
+    String.raw`%\([\w.]+\)[-#0 +]*\d*(?:\.\d+)?[a-zA-Z]`,
+    String.raw`%[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGcaovqTpbu]`,
+    String.raw`\$?\{[\w.:!?\[\]<>^=+#-]*\}`,
+  ].join('|'),
+  'g',
+);
 const placeholderPresent = new RegExp(placeholderPattern.source);
 const placeholderMarker = '\u0000';
 
 /** Words of a source text with each format placeholder as one marker word. */
 function wordsWithPlaceholders(text: string): string[] {
-  return text.replace(placeholderPattern, ` ${placeholderMarker} `).toLowerCase().match(new RegExp(`[\\p{L}\\p{N}_]+|${placeholderMarker}`, 'gu')) ?? [];
+  return (
+    text
+      .replace(placeholderPattern, ` ${placeholderMarker} `)
+      .toLowerCase()
+      .match(new RegExp(`[\\p{L}\\p{N}_]+|${placeholderMarker}`, 'gu')) ?? []
+  );
 }
 
 /**
@@ -583,7 +640,10 @@ export function phraseProbes(runs: string[][], content: string[], listed: (word:
 }
 
 /** Shares of the request's concepts (stems with idf weights) held by a chunk's declared name and by its parent's name. */
-export function nameCoverage(row: Pick<SnippetRow, 'name' | 'qualifiedName'>, concepts: ReadonlyMap<string, number>): { own: number; parent: number } {
+export function nameCoverage(
+  row: Pick<SnippetRow, 'name' | 'qualifiedName'>,
+  concepts: ReadonlyMap<string, number>,
+): { own: number; parent: number } {
   if (!row.name || concepts.size === 0) return { own: 0, parent: 0 };
   const own = new Set(splitIdentifier(row.name).map(stemWord));
   const qualifier = row.qualifiedName && row.qualifiedName.length > row.name.length ? row.qualifiedName.slice(0, -row.name.length - 1) : '';
@@ -720,12 +780,17 @@ export function selectiveTerms(statistics: TermStatistics): SelectedTerm[] {
     perColumn.forEach((documents, column) => {
       // FTS4's standard syntax takes `column:word` or `column:prefix*`, not a quoted term; request words are plain tokens.
       const bare = term.replace(/^"(.*)"$/, '$1');
-      if (documents > 0 && documents <= cap && searchColumns[column] && /^[\p{L}\p{N}_]+\*?$/u.test(bare)) kept.push({ expression: `${searchColumns[column]}:${bare}`, term, column });
+      if (documents > 0 && documents <= cap && searchColumns[column] && /^[\p{L}\p{N}_]+\*?$/u.test(bare))
+        kept.push({ expression: `${searchColumns[column]}:${bare}`, term, column });
     });
   }
   if (kept.length > 0) return withinReadBudget(kept, statistics);
   const total = (term: string) => termDocumentsIn(statistics, whole(term));
-  return statistics.terms.filter((term) => total(term) > 0).sort((a, b) => total(a) - total(b) || (a < b ? -1 : 1)).slice(0, 3).map(whole);
+  return statistics.terms
+    .filter((term) => total(term) > 0)
+    .sort((a, b) => total(a) - total(b) || (a < b ? -1 : 1))
+    .slice(0, 3)
+    .map(whole);
 }
 
 /**
@@ -740,7 +805,8 @@ function withinReadBudget(kept: SelectedTerm[], statistics: TermStatistics): Sel
   const listed = (term: string) => (statistics.termDocuments.get(term) ?? []).reduce((sum, documents) => sum + documents, 0);
   const terms = [...new Set(kept.map((selected) => selected.term))];
   let total = terms.reduce((sum, term) => sum + listed(term), 0);
-  const columnBound = terms.filter((term) => kept.every((selected) => selected.term !== term || selected.column !== undefined))
+  const columnBound = terms
+    .filter((term) => kept.every((selected) => selected.term !== term || selected.column !== undefined))
     .sort((a, b) => listed(b) - listed(a) || (a < b ? -1 : 1));
   const dropped = new Set<string>();
   for (const term of columnBound) {
@@ -767,11 +833,13 @@ const maxPairedWords = 4;
  */
 export function conjunctiveFilter(selected: SelectedTerm[], statistics: TermStatistics): FilterExpression | undefined {
   const groups = new Map<number, SelectedTerm[]>();
-  for (const term of selected) for (const word of statistics.termWords.get(term.term) ?? []) groups.set(word, [...(groups.get(word) ?? []), term]);
+  for (const term of selected)
+    for (const word of statistics.termWords.get(term.term) ?? []) groups.set(word, [...(groups.get(word) ?? []), term]);
   if (groups.size < 2 || statistics.documents === 0) return undefined;
   const estimate = (terms: SelectedTerm[]) => terms.reduce((sum, term) => sum + termDocumentsIn(statistics, term), 0);
   const cap = Math.max(rareFloor, statistics.documents * rareShare);
-  const words = [...groups.entries()].map(([word, terms]) => ({ word, terms, documents: estimate(terms) }))
+  const words = [...groups.entries()]
+    .map(([word, terms]) => ({ word, terms, documents: estimate(terms) }))
     .sort((a, b) => a.documents - b.documents || a.word - b.word);
   const rare = words.filter((word) => word.documents <= cap);
   const common = words.filter((word) => word.documents > cap).slice(0, maxPairedWords);
@@ -799,7 +867,7 @@ export interface FilterExpression {
 /** Documents holding a selected term (in its column, or in the column where it is most frequent). */
 function termDocumentsIn(statistics: TermStatistics, term: SelectedTerm): number {
   const perColumn = statistics.termDocuments.get(term.term) ?? [];
-  return term.column !== undefined ? perColumn[term.column] ?? 0 : Math.max(0, ...perColumn);
+  return term.column !== undefined ? (perColumn[term.column] ?? 0) : Math.max(0, ...perColumn);
 }
 
 /**
@@ -807,7 +875,9 @@ function termDocumentsIn(statistics: TermStatistics, term: SelectedTerm): number
  * term counts once, a column-bound term only in its column.
  */
 export function rankedQuery(query: FilterExpression | SelectedTerm[], statistics: TermStatistics): { expression: string; idf: number[] } {
-  const { expression, phrases } = Array.isArray(query) ? { expression: query.map((term) => term.expression).join(' OR '), phrases: query } : query;
+  const { expression, phrases } = Array.isArray(query)
+    ? { expression: query.map((term) => term.expression).join(' OR '), phrases: query }
+    : query;
   const columns = searchColumns.length;
   const seen = new Set<string>();
   const idf: number[] = [];
@@ -818,7 +888,7 @@ export function rankedQuery(query: FilterExpression | SelectedTerm[], statistics
     for (let column = 0; column < columns; column++) {
       const usable = first && (phrase.column === undefined || phrase.column === column);
       // Without statistics (a term past the first sixteen words), a term counts as if one chunk in a hundred held it.
-      const documents = perColumn ? perColumn[column] ?? 0 : Math.ceil(statistics.documents / 100);
+      const documents = perColumn ? (perColumn[column] ?? 0) : Math.ceil(statistics.documents / 100);
       idf.push(usable && documents > 0 ? bm25Idf(statistics.documents, documents) : 0);
     }
   }
@@ -831,12 +901,27 @@ export function rankedQuery(query: FilterExpression | SelectedTerm[], statistics
  */
 export function declarationsIgnoringCase(store: IndexStore, name: string): SnippetRow[] {
   const lower = name.toLowerCase();
-  const variants = new Set([name, lower, name.toUpperCase(), lower.charAt(0).toUpperCase() + lower.slice(1), name.charAt(0).toLowerCase() + name.slice(1), name.charAt(0).toUpperCase() + name.slice(1)]);
+  const variants = new Set([
+    name,
+    lower,
+    name.toUpperCase(),
+    lower.charAt(0).toUpperCase() + lower.slice(1),
+    name.charAt(0).toLowerCase() + name.slice(1),
+    name.charAt(0).toUpperCase() + name.slice(1),
+  ]);
   const rows = store.declarationSnippetsNamed([...variants]);
-  return rows.filter((row) => row.name?.toLowerCase() === lower).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.startLine - b.startLine || (a.id < b.id ? -1 : 1)).slice(0, 64);
+  return rows
+    .filter((row) => row.name?.toLowerCase() === lower)
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.startLine - b.startLine || (a.id < b.id ? -1 : 1))
+    .slice(0, 64);
 }
 
-function safeRank(store: IndexStore, query: { expression: string; idf: number[] }, limit: number, include: number[]): ReturnType<IndexStore['rankFullText']> {
+function safeRank(
+  store: IndexStore,
+  query: { expression: string; idf: number[] },
+  limit: number,
+  include: number[],
+): ReturnType<IndexStore['rankFullText']> {
   try {
     return store.rankFullText(query, limit, include);
   } catch {

@@ -52,7 +52,8 @@ export interface TaskDescriptor {
   actionable: boolean;
 }
 
-export const stopwords = new Set(`a about above after again against all am an and any are aren as at be because been before being
+export const stopwords = new Set(
+  `a about above after again against all am an and any are aren as at be because been before being
 below between both but by can cannot could did do does doing don down during each few for from further get gets got had has
 have having he her here hers him his how i if in into is isn it its itself just let me more most my no nor not now of off on
 once only or other our ours out over own please same she should show so some such tell than that the their them then there
@@ -60,27 +61,55 @@ these they this those through to too under until up very was we were what when w
 would you your yours find look see explain work works working happen happens happening used use using via also need want
 onto i'm it's whats what's where's hows done make makes made may might must shall hey hi thanks thank ok okay
 defined declared implemented located lives live there's wrong right doesn't don't isn't can't won't didn't
-able anything something somewhere everything every whether many much`.split(/\s+/));
+able anything something somewhere everything every whether many much`.split(/\s+/),
+);
 
 /** Words that alone say nothing about where to look. */
-export const genericWords = new Set(`code file files function functions class classes method methods project repo repository
+export const genericWords = new Set(
+  `code file files function functions class classes method methods project repo repository
 thing things stuff bug bugs error errors issue issues problem problems help fix fixes test tests implementation module modules
 variable variables value values type types data logic program source app application feature features line lines call calls
-return returns object objects string strings number numbers list lists item items name names new old way ways part parts`.split(/\s+/));
+return returns object objects string strings number numbers list lists item items name names new old way ways part parts`.split(/\s+/),
+);
 
-const technologyWords = new Set(`react vue angular svelte express fastify koa next nextjs node nodejs deno bun typescript
+const technologyWords = new Set(
+  `react vue angular svelte express fastify koa next nextjs node nodejs deno bun typescript
 javascript python django flask fastapi go golang rust cargo java spring kotlin csharp dotnet php laravel ruby rails bash shell
 sql sqlite postgres postgresql mysql redis mongodb graphql grpc rest http https websocket websockets docker kubernetes k8s
 terraform aws gcp azure webpack vite esbuild jest mocha vitest pytest git json yaml toml html css tailwind wasm webassembly
-tree-sitter npm pnpm yarn pip c++ c# swift`.split(/\s+/));
+tree-sitter npm pnpm yarn pip c++ c# swift`.split(/\s+/),
+);
 
 /** Dotted names that are technologies or abbreviations, never symbols. */
-const dottedNonSymbols = /^(?:e\.g|i\.e|etc|vs|node\.js|vue\.js|next\.js|nuxt\.js|react\.js|three\.js|asp\.net|\w+\.(?:com|org|net|io|dev|edu|gov|co|uk|de))$/i;
+const dottedNonSymbols =
+  /^(?:e\.g|i\.e|etc|vs|node\.js|vue\.js|next\.js|nuxt\.js|react\.js|three\.js|asp\.net|\w+\.(?:com|org|net|io|dev|edu|gov|co|uk|de))$/i;
 
-const fileExtension = /\.(?:[cm]?[jt]sx?|py|pyi|pyw|go|rs|java|kt|kts|scala|cs|fs|c|h|cc|cpp|cxx|hpp|hh|m|mm|php|rb|erb|sh|bash|zsh|ps1|psm1|json|jsonc|ya?ml|toml|md|mdx|rst|css|scss|sass|less|html?|sql|xml|ini|cfg|conf|lock|txt|vue|svelte|swift|scm|lua|pl|pm|r|dart|ex|exs|erl|hs|ml|clj|gradle|proto|graphql|gql|tf|env|dockerfile)$/i;
+const fileExtension =
+  /\.(?:[cm]?[jt]sx?|py|pyi|pyw|go|rs|java|kt|kts|scala|cs|fs|c|h|cc|cpp|cxx|hpp|hh|m|mm|php|rb|erb|sh|bash|zsh|ps1|psm1|json|jsonc|ya?ml|toml|md|mdx|rst|css|scss|sass|less|html?|sql|xml|ini|cfg|conf|lock|txt|vue|svelte|swift|scm|lua|pl|pm|r|dart|ex|exs|erl|hs|ml|clj|gradle|proto|graphql|gql|tf|env|dockerfile)$/i;
 const specialFiles = /^(?:Makefile|Dockerfile|Rakefile|Gemfile|Procfile|Jenkinsfile|CMakeLists\.txt|\.gitignore|\.editorconfig|\.npmrc)$/;
 
-const interrogatives = new Set(['how', 'where', 'what', 'why', 'when', 'which', 'who', 'does', 'do', 'is', 'are', 'can', 'should', 'could', 'would', 'will', 'explain', 'show', 'find', 'tell']);
+const interrogatives = new Set([
+  'how',
+  'where',
+  'what',
+  'why',
+  'when',
+  'which',
+  'who',
+  'does',
+  'do',
+  'is',
+  'are',
+  'can',
+  'should',
+  'could',
+  'would',
+  'will',
+  'explain',
+  'show',
+  'find',
+  'tell',
+]);
 
 function unique<T>(values: T[]): T[] {
   return [...new Set(values)];
@@ -116,7 +145,10 @@ function splitLineSuffix(token: string): { path: string; line?: number } {
 }
 
 function normalizePath(value: string): string {
-  return value.replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/{2,}/g, '/');
+  return value
+    .replace(/\\/g, '/')
+    .replace(/^\.\//, '')
+    .replace(/\/{2,}/g, '/');
 }
 
 interface Frame {
@@ -165,10 +197,14 @@ function extractFrames(text: string): { frames: Frame[]; rest: string } {
       continue;
     }
     // Node / V8: "    at fn (src/a.ts:12:5)" or "    at src/a.ts:12:5" (also Rust's "at ./src/a.rs:12:5")
-    const v8 = line.replace(/\bfile:\/\//, '')
+    const v8 = line
+      .replace(/\bfile:\/\//, '')
       .match(/^\s*at (?:(?:async )?([\w$.<>[\] ]+?) \()?((?:[A-Za-z]:)?[^\s():]+):(\d+)(?::\d+)?\)?\s*$/);
     if (v8) {
-      const symbol = v8[1]?.replace(/^Object\.|^new /, '').replace(/<anonymous>/, '').trim();
+      const symbol = v8[1]
+        ?.replace(/^Object\.|^new /, '')
+        .replace(/<anonymous>/, '')
+        .trim();
       others.push({ path: v8[2], line: Number(v8[3]), symbol: symbol || claimed });
       continue;
     }
@@ -214,7 +250,10 @@ export function errorFragmentsOf(message: string): string[] {
     .replace(/[:;()[\]{}<>=,|!?]+/g, ' | ');
   const runs: string[] = [];
   for (const part of cut.split('|')) {
-    const words = part.trim().split(/\s+/).filter((word) => /[\p{L}]/u.test(word));
+    const words = part
+      .trim()
+      .split(/\s+/)
+      .filter((word) => /[\p{L}]/u.test(word));
     const run = words.join(' ').replace(/^[.-]+|[.-]+$/g, '');
     if (words.length >= 2 && run.length >= 6) runs.push(run);
   }
@@ -239,7 +278,8 @@ function messageShape(rest: string, rawTokens: string[], firstWord: string): str
   const line = rest.trim().replace(/\s+/g, ' ');
   if (rawTokens.length < 3 || rawTokens.length > 24 || /[\n?]/.test(rest.trim()) || interrogatives.has(firstWord)) return undefined;
   if (line.length < 8 || line.length > 300 || rawTokens.some((token) => isPathLike(token.replace(/[.:,;'`]+$/, '')))) return undefined;
-  const plain = rawTokens.map((token) => token.replace(/^\W+|\W+$/g, ''))
+  const plain = rawTokens
+    .map((token) => token.replace(/^\W+|\W+$/g, ''))
     .filter((word) => /^\p{L}{2,}$/u.test(word) && !stopwords.has(word.toLowerCase()));
   return plain.length >= 2 ? line : undefined;
 }
@@ -277,7 +317,9 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
   // 2. Error lines: the type is a name to look for, the message's literal runs are phrases.
   let rest = withoutFrames;
   const takeError = (type: string, message: string, whole: string) => {
-    const cleanMessage = message.trim().replace(/\s+(?:when|while|after|if|in my|on my)\s[^'"]*$/i, (tail) => (tail.length > 40 ? tail : ''));
+    const cleanMessage = message
+      .trim()
+      .replace(/\s+(?:when|while|after|if|in my|on my)\s[^'"]*$/i, (tail) => (tail.length > 40 ? tail : ''));
     errorMessages.push(whole.trim());
     const typeName = type.split('.').pop() as string;
     if (/^[A-Z]/.test(typeName) && !['Error', 'Exception', 'ERROR', 'FATAL'].includes(typeName)) errorTypes.push(typeName);
@@ -293,21 +335,24 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
   });
 
   // 3. Quoted phrases. An apostrophe inside a word (don't, user's) never opens or closes one.
-  rest = rest.replace(/"([^"\n]{2,300})"|“([^”\n]{2,300})”|`([^`\n]{1,300})`|(?<![\w'])'([^'\n]{2,300})'(?![\w'])/g, (_whole, a?: string, b?: string, c?: string, d?: string) => {
-    const phrase = (a ?? b ?? c ?? d ?? '').trim();
-    if (!phrase) return ' ';
-    const codeToken = /^[\w./\\:#$@~-]+(?:\(\))?$/.test(phrase);
-    if (c !== undefined && codeToken) {
-      // `parseHeader`, `src/a.ts`: look it up as a token; a back-quoted plain word (`ctx`) is a name.
-      if (/^[A-Za-z_$][\w$]*$/.test(phrase) && !stopwords.has(phrase.toLowerCase())) symbols.push(phrase);
-      return ` ${phrase} `;
-    }
-    if (codeToken && !/\s/.test(phrase) && (isPathLike(phrase) || isIdentifierLike(phrase) || /[.:#]/.test(phrase))) return ` ${phrase} `;
-    phrases.push(phrase);
-    // Code inside a phrase still names identifiers worth searching for.
-    for (const word of phrase.match(/[A-Za-z_$][\w$]*/g) ?? []) if (isIdentifierLike(word)) identifiers.push(word);
-    return ' ';
-  });
+  rest = rest.replace(
+    /"([^"\n]{2,300})"|“([^”\n]{2,300})”|`([^`\n]{1,300})`|(?<![\w'])'([^'\n]{2,300})'(?![\w'])/g,
+    (_whole, a?: string, b?: string, c?: string, d?: string) => {
+      const phrase = (a ?? b ?? c ?? d ?? '').trim();
+      if (!phrase) return ' ';
+      const codeToken = /^[\w./\\:#$@~-]+(?:\(\))?$/.test(phrase);
+      if (c !== undefined && codeToken) {
+        // `parseHeader`, `src/a.ts`: look it up as a token; a back-quoted plain word (`ctx`) is a name.
+        if (/^[A-Za-z_$][\w$]*$/.test(phrase) && !stopwords.has(phrase.toLowerCase())) symbols.push(phrase);
+        return ` ${phrase} `;
+      }
+      if (codeToken && !/\s/.test(phrase) && (isPathLike(phrase) || isIdentifierLike(phrase) || /[.:#]/.test(phrase))) return ` ${phrase} `;
+      phrases.push(phrase);
+      // Code inside a phrase still names identifiers worth searching for.
+      for (const word of phrase.match(/[A-Za-z_$][\w$]*/g) ?? []) if (isIdentifierLike(word)) identifiers.push(word);
+      return ' ';
+    },
+  );
 
   // 4. Tokens.
   rest = rest.replace(/([\w$)])->(?=[A-Za-z_$])/g, '$1.');
@@ -315,7 +360,8 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
   const contentTokens = rawTokens.filter((token) => !stopwords.has(token.toLowerCase().replace(/[^\w'-]/g, '')));
   const firstWord = rawTokens[0]?.toLowerCase().replace(/[^\w]/g, '') ?? '';
   const stopwordCount = rawTokens.length - contentTokens.length;
-  const natural = rawTokens.length >= 3 && (interrogatives.has(firstWord) || /\?\s*$/.test(rest) || stopwordCount >= 2 || rawTokens.length >= 5);
+  const natural =
+    rawTokens.length >= 3 && (interrogatives.has(firstWord) || /\?\s*$/.test(rest) || stopwordCount >= 2 || rawTokens.length >= 5);
   let sentenceStart = true;
   for (const raw of rawTokens) {
     const startsSentence = sentenceStart;
@@ -331,7 +377,12 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
       const normalized = normalizePath(path);
       paths.push(normalized);
       if (line !== undefined && line > 0) lineHints.push({ path: normalized, line });
-      for (const part of normalized.split('/').pop()?.replace(fileExtension, '').split(/[._-]+/) ?? []) if (part.length >= 3) identifiers.push(part);
+      for (const part of normalized
+        .split('/')
+        .pop()
+        ?.replace(fileExtension, '')
+        .split(/[._-]+/) ?? [])
+        if (part.length >= 3) identifiers.push(part);
       continue;
     }
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(token)) continue;
@@ -353,7 +404,8 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
     }
     const word = token.replace(/\(\)$/, '');
     if (!/^[\p{L}\p{N}_$-]+$/u.test(word) || /^-+$/.test(word)) {
-      for (const part of word.match(/[\p{L}\p{N}_$]+/gu) ?? []) if (!stopwords.has(part.toLowerCase()) && part.length >= 2) keywords.push(part.toLowerCase());
+      for (const part of word.match(/[\p{L}\p{N}_$]+/gu) ?? [])
+        if (!stopwords.has(part.toLowerCase()) && part.length >= 2) keywords.push(part.toLowerCase());
       continue;
     }
     if (stopwords.has(lower)) continue;
@@ -390,7 +442,8 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
   // a request that is only a quoted phrase is looked up as that phrase.
   const typedTokens = withoutFrames.split(/[\s,;()[\]{}<>!?"“”|]+/).filter(Boolean);
   const outsideQuotes = rawTokens.some((token) => /\p{L}{2,}/u.test(token) && !stopwords.has(token.toLowerCase()));
-  const messagePhrase = long || errorMessages.length > 0 || !outsideQuotes ? undefined : messageShape(withoutFrames, typedTokens, firstWord);
+  const messagePhrase =
+    long || errorMessages.length > 0 || !outsideQuotes ? undefined : messageShape(withoutFrames, typedTokens, firstWord);
   if (messagePhrase) {
     for (const fragment of errorFragmentsOf(messagePhrase)) {
       if (fragment.toLowerCase() !== messagePhrase.toLowerCase()) errorFragments.push(fragment);
@@ -400,11 +453,15 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
   const descriptor: TaskDescriptor = {
     text,
     paths: unique(paths.filter((path) => path.length > 0)),
-    lineHints: lineHints.filter((hint, index) => lineHints.findIndex((other) => other.path === hint.path && other.line === hint.line) === index),
+    lineHints: lineHints.filter(
+      (hint, index) => lineHints.findIndex((other) => other.path === hint.path && other.line === hint.line) === index,
+    ),
     modules: unique(modules),
     qualifiedSymbols: unique(qualifiedSymbols),
     symbols: unique(symbols).slice(0, long ? maxLongSymbols : undefined),
-    proseSymbols: unique(proseSymbols).filter((word) => !symbols.includes(word)).slice(0, maxLongSymbols),
+    proseSymbols: unique(proseSymbols)
+      .filter((word) => !symbols.includes(word))
+      .slice(0, maxLongSymbols),
     messagePhrase,
     identifiers: unique(identifiers),
     phrases: unique(phrases),
@@ -417,8 +474,13 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
     long,
     actionable: true,
   };
-  const specific = descriptor.paths.length + descriptor.qualifiedSymbols.length + descriptor.identifiers.length + descriptor.phrases.length
-    + descriptor.errorMessages.length + descriptor.symbols.filter((symbol) => !genericWords.has(symbol.toLowerCase())).length;
+  const specific =
+    descriptor.paths.length +
+    descriptor.qualifiedSymbols.length +
+    descriptor.identifiers.length +
+    descriptor.phrases.length +
+    descriptor.errorMessages.length +
+    descriptor.symbols.filter((symbol) => !genericWords.has(symbol.toLowerCase())).length;
   const meaningful = descriptor.keywords.filter((keyword) => !genericWords.has(keyword) && !technologyWords.has(keyword));
   descriptor.actionable = specific > 0 || meaningful.length > 0;
   return descriptor;
@@ -448,7 +510,11 @@ export function searchWords(descriptor: TaskDescriptor, limit = 32): string[] {
   for (const keyword of descriptor.keywords) add(keyword);
   for (const path of descriptor.paths) {
     const name = path.split('/').pop() ?? path;
-    for (const word of name.replace(fileExtension, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) add(word);
+    for (const word of name
+      .replace(fileExtension, '')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [])
+      add(word);
   }
   return unique(words).slice(0, limit);
 }

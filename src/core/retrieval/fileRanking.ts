@@ -44,15 +44,20 @@ export function rankFiles<T extends Candidate & { score: number; modified: boole
   }
   const files = [...byPath.entries()].map(([path, list]) => {
     const sorted = [...list].sort((a, b) => b.score - a.score || a.snippet.startLine - b.snippet.startLine);
-    const score = sorted.slice(0, supportWeights.length)
+    const score = sorted
+      .slice(0, supportWeights.length)
       .reduce((sum, candidate, index) => sum + supportWeights[index] * Math.max(0, candidate.score), 0);
     return {
       path,
       score: Math.round(score * 100) / 100,
       modified: sorted.some((candidate) => candidate.modified),
       evidence: sorted.slice(0, evidencePerFile).map((candidate) => ({
-        startLine: candidate.snippet.startLine, endLine: candidate.snippet.endLine, symbol: candidate.snippet.qualifiedName,
-        reason: candidate.reason, matched: candidate.matched, score: candidate.score,
+        startLine: candidate.snippet.startLine,
+        endLine: candidate.snippet.endLine,
+        symbol: candidate.snippet.qualifiedName,
+        reason: candidate.reason,
+        matched: candidate.matched,
+        score: candidate.score,
       })),
     };
   });

@@ -24,7 +24,9 @@ export const vectorWeight = 0.2;
 
 /** The text whose vector is compared with the chunks': the request's literal and content words. */
 export function vectorQueryText(descriptor: TaskDescriptor): string {
-  return [...descriptor.phrases, ...descriptor.errorFragments, ...descriptor.identifiers, ...descriptor.symbols, ...descriptor.keywords].join(' ').trim();
+  return [...descriptor.phrases, ...descriptor.errorFragments, ...descriptor.identifiers, ...descriptor.symbols, ...descriptor.keywords]
+    .join(' ')
+    .trim();
 }
 
 export interface FusionInput<T extends Candidate> {
@@ -50,7 +52,12 @@ export function fuseRankings<T extends Candidate>(input: FusionInput<T>): { prot
   const weaker = input.lexical.filter((candidate) => candidate.base < fusionCeiling);
   const rows = new Map(input.poolRows.map((row) => [row.rowid, row]));
 
-  interface Entry { candidate: T; lexicalRank?: number; vectorRank?: number; fused: number }
+  interface Entry {
+    candidate: T;
+    lexicalRank?: number;
+    vectorRank?: number;
+    fused: number;
+  }
   const entries = new Map<number, Entry>();
   weaker.forEach((candidate, index) => {
     entries.set(candidate.snippet.rowid, { candidate, lexicalRank: index + 1, fused: 1 / (rrfK + index + 1) });
@@ -65,12 +72,19 @@ export function fuseRankings<T extends Candidate>(input: FusionInput<T>): { prot
     }
     const row = rows.get(hit.rowid);
     if (!row) return;
-    entries.set(hit.rowid, { candidate: input.fromVector(row, hit.cosine), vectorRank: index + 1, fused: vectorWeight / (rrfK + index + 1) });
+    entries.set(hit.rowid, {
+      candidate: input.fromVector(row, hit.cosine),
+      vectorRank: index + 1,
+      fused: vectorWeight / (rrfK + index + 1),
+    });
   });
-  const ordered = [...entries.values()].sort((a, b) => b.fused - a.fused
-    || (a.lexicalRank ?? Infinity) - (b.lexicalRank ?? Infinity)
-    || (a.vectorRank ?? Infinity) - (b.vectorRank ?? Infinity)
-    || a.candidate.snippet.rowid - b.candidate.snippet.rowid);
+  const ordered = [...entries.values()].sort(
+    (a, b) =>
+      b.fused - a.fused ||
+      (a.lexicalRank ?? Infinity) - (b.lexicalRank ?? Infinity) ||
+      (a.vectorRank ?? Infinity) - (b.vectorRank ?? Infinity) ||
+      a.candidate.snippet.rowid - b.candidate.snippet.rowid,
+  );
   const best = ordered[0]?.fused ?? 1;
   const fused = ordered.map((entry) => {
     const base = Math.round((20 + 40 * (entry.fused / best)) * 1000) / 1000;

@@ -49,8 +49,14 @@ export function summarizeManifest(manifest: Manifest): string {
   const excluded = manifest.entries.length - included.length;
   const reasons: Record<string, number> = {};
   for (const entry of manifest.entries) if (!entry.included) reasons[entry.reason] = (reasons[entry.reason] ?? 0) + 1;
-  const why = Object.entries(reasons).map(([reason, count]) => `${reason} ${count}`).join(', ');
-  const revision = manifest.revision ? `${manifest.revision.branch ?? 'no branch'}@${(manifest.revision.head ?? 'no HEAD').slice(0, 12)}${manifest.revision.dirty ? ' (dirty)' : ''}` : 'no revision';
+  const why = Object.entries(reasons)
+    .map(([reason, count]) => `${reason} ${count}`)
+    .join(', ');
+  const revision = manifest.revision
+    ? `${manifest.revision.branch ?? 'no branch'}@${(manifest.revision.head ?? 'no HEAD').slice(0, 12)}${manifest.revision.dirty ? ' (dirty)' : ''}`
+    : 'no revision';
   if (manifest.status !== 'ok') return displayText(`Manifest: ${manifest.status}${manifest.note ? ` — ${manifest.note}` : ''}`);
-  return displayText(`Manifest: ${included.length} snippets included (${manifest.usedTokens}/${manifest.budgetTokens} tokens), ${excluded} excluded${why ? ` (${why})` : ''}; revision ${revision}.`);
+  return displayText(
+    `Manifest: ${included.length} snippets included (${manifest.usedTokens}/${manifest.budgetTokens} tokens), ${excluded} excluded${why ? ` (${why})` : ''}; revision ${revision}.`,
+  );
 }

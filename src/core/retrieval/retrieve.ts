@@ -53,9 +53,7 @@ export function citationOf(snippet: { path: string; startLine: number; endLine: 
   return `${snippet.path}#L${snippet.startLine}-L${snippet.endLine}@${snippet.sha256}`;
 }
 
-export type LiveFile =
-  | { ok: true; sha256: string; lines: string[] }
-  | { ok: false; reason: string };
+export type LiveFile = { ok: true; sha256: string; lines: string[] } | { ok: false; reason: string };
 
 /** Each file read at most once per attempt: phrase checks and verification share the reads. */
 export class LiveFiles {
@@ -77,7 +75,8 @@ async function readLive(context: SyncContext, relativePath: string): Promise<Liv
   const read = readIndexable(context, relativePath);
   if (read.kind === 'read') return { ok: true, sha256: read.sha256, lines: splitLines(read.text) };
   if (read.kind === 'vanished') return { ok: false, reason: 'deleted' };
-  if (read.reason === 'secret-content' || read.reason === 'private-key' || read.reason === 'credential-file') return { ok: false, reason: 'secret' };
+  if (read.reason === 'secret-content' || read.reason === 'private-key' || read.reason === 'credential-file')
+    return { ok: false, reason: 'secret' };
   return { ok: false, reason: read.reason };
 }
 
@@ -86,10 +85,16 @@ interface Scored extends Candidate {
 }
 
 /** Test code: a `test`/`tests`/`spec`/`__tests__` folder, or a test file name of the usual runners. */
-const testPath = new RegExp([
-  String.raw`(?:^|/)(?:tests?|testing|spec|specs|__tests__|testdata)/`, String.raw`(?:^|/)test_[^/]*$`, String.raw`_test\.\w+$`,
-  String.raw`[._-](?:test|spec)s?\.\w+$`, String.raw`(?:^|/)Test[A-Z][^/]*$`, String.raw`Tests?\.(?:java|cs|kt)$`,
-].join('|'));
+const testPath = new RegExp(
+  [
+    String.raw`(?:^|/)(?:tests?|testing|spec|specs|__tests__|testdata)/`,
+    String.raw`(?:^|/)test_[^/]*$`,
+    String.raw`_test\.\w+$`,
+    String.raw`[._-](?:test|spec)s?\.\w+$`,
+    String.raw`(?:^|/)Test[A-Z][^/]*$`,
+    String.raw`Tests?\.(?:java|cs|kt)$`,
+  ].join('|'),
+);
 const testWords = /^(?:tests?|testing|tested|spec|specs|unittest|pytest|jest|mocha|vitest|fixture|fixtures|mock|mocks)$/;
 
 export function isTestPath(path: string): boolean {
@@ -98,8 +103,11 @@ export function isTestPath(path: string): boolean {
 
 /** The request is about tests when it says so or names a test file. */
 function aboutTests(descriptor: TaskDescriptor): boolean {
-  return descriptor.keywords.some((word) => testWords.test(word))
-    || descriptor.paths.some(isTestPath) || descriptor.identifiers.some((word) => /^test_|^Test[A-Z]|Test$/.test(word));
+  return (
+    descriptor.keywords.some((word) => testWords.test(word)) ||
+    descriptor.paths.some(isTestPath) ||
+    descriptor.identifiers.some((word) => /^test_|^Test[A-Z]|Test$/.test(word))
+  );
 }
 
 /** Below the code they test, within a tier (less than a tier gap): test code, unless the request is about tests. */
@@ -113,19 +121,32 @@ function score(candidate: Candidate, modified: boolean, tracked: boolean, demote
 
 /** Score, modified state, path, line, id: a total order, so equal inputs give equal output. */
 function compareScored(a: Scored & { modified: boolean }, b: Scored & { modified: boolean }): number {
-  return b.score - a.score
-    || Number(b.modified) - Number(a.modified)
-    || (a.snippet.path < b.snippet.path ? -1 : a.snippet.path > b.snippet.path ? 1 : 0)
-    || a.snippet.startLine - b.snippet.startLine
-    || (a.snippet.id < b.snippet.id ? -1 : a.snippet.id > b.snippet.id ? 1 : 0);
+  return (
+    b.score - a.score ||
+    Number(b.modified) - Number(a.modified) ||
+    (a.snippet.path < b.snippet.path ? -1 : a.snippet.path > b.snippet.path ? 1 : 0) ||
+    a.snippet.startLine - b.snippet.startLine ||
+    (a.snippet.id < b.snippet.id ? -1 : a.snippet.id > b.snippet.id ? 1 : 0)
+  );
 }
 
 function entryFor(candidate: Scored, included: boolean, reason: string, modified: boolean, gitCommit: string | null): ManifestEntry {
   const { snippet } = candidate;
   return {
-    included, kind: snippet.kind ?? snippet.chunkKind, snippetId: snippet.id, path: snippet.path, fileHash: snippet.fileHash,
-    startLine: snippet.startLine, endLine: snippet.endLine, score: candidate.score, tokens: snippet.tokens, reason,
-    matchedBy: included ? undefined : candidate.reason, symbol: snippet.qualifiedName ?? undefined, modified, gitCommit,
+    included,
+    kind: snippet.kind ?? snippet.chunkKind,
+    snippetId: snippet.id,
+    path: snippet.path,
+    fileHash: snippet.fileHash,
+    startLine: snippet.startLine,
+    endLine: snippet.endLine,
+    score: candidate.score,
+    tokens: snippet.tokens,
+    reason,
+    matchedBy: included ? undefined : candidate.reason,
+    symbol: snippet.qualifiedName ?? undefined,
+    modified,
+    gitCommit,
   };
 }
 
@@ -173,12 +194,23 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
   const state = context.store.state();
   const revisionAtStart = context.store.revision;
   const revision = {
-    root: state.root, branch: state.branch, head: state.head, dirty: state.dirty, changedPaths: state.changedPaths,
+    root: state.root,
+    branch: state.branch,
+    head: state.head,
+    dirty: state.dirty,
+    changedPaths: state.changedPaths,
     indexedAt: state.indexedAt ? new Date(state.indexedAt).toISOString() : null,
   };
   const manifest: Manifest = {
-    query, createdAt: new Date(context.ports.clock.now()).toISOString(), status: 'ok', revision,
-    budgetTokens: budget, usedTokens: 0, retries: 0, ranking: 'lexical', entries: [],
+    query,
+    createdAt: new Date(context.ports.clock.now()).toISOString(),
+    status: 'ok',
+    revision,
+    budgetTokens: budget,
+    usedTokens: 0,
+    retries: 0,
+    ranking: 'lexical',
+    entries: [],
   };
   if (!descriptor.actionable) {
     manifest.status = 'not-actionable';
@@ -189,11 +221,14 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
   const invalidated: ManifestEntry[] = [];
   for (let attempt = 0; ; attempt++) {
     const files = new FileIndex(context.store);
-    const scoreAll = (list: Candidate[]) => list.map((candidate) => {
-      const file = files.get(candidate.snippet.path);
-      const modified = file?.modified ?? false;
-      return { ...candidate, modified, score: score(candidate, modified, file?.tracked ?? false, demoteTests) };
-    }).sort(compareScored);
+    const scoreAll = (list: Candidate[]) =>
+      list
+        .map((candidate) => {
+          const file = files.get(candidate.snippet.path);
+          const modified = file?.modified ?? false;
+          return { ...candidate, modified, score: score(candidate, modified, file?.tracked ?? false, demoteTests) };
+        })
+        .sort(compareScored);
     const live = new LiveFiles(context);
     // A pasted text or a file-level request draws on a deeper pool: its answer is often a file many chunks support.
     const poolSize = descriptor.long || filesWanted ? Math.max(256, limit * 16) : Math.max(64, limit * 8);
@@ -238,7 +273,10 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
  * reported for re-indexing; an unusable one is left out.
  */
 async function verifyFiles(
-  candidates: Array<Scored & { modified: boolean }>, limit: number, files: FileIndex, live: LiveFiles,
+  candidates: Array<Scored & { modified: boolean }>,
+  limit: number,
+  files: FileIndex,
+  live: LiveFiles,
 ): Promise<{ files: RankedFile[]; changedPaths: string[] }> {
   const verified: RankedFile[] = [];
   const changedPaths: string[] = [];
@@ -259,7 +297,12 @@ async function verifyFiles(
  * Fuses the weaker lexical tiers with the bounded cosine pool. Any failure (embedding, stored
  * vectors, fusion) leaves the lexical candidates untouched and says so in the manifest.
  */
-async function hybridRanking(context: SyncContext, descriptor: TaskDescriptor, lexical: Candidate[], limit: number): Promise<{ ranking: Manifest['ranking']; candidates?: Candidate[]; note?: string }> {
+async function hybridRanking(
+  context: SyncContext,
+  descriptor: TaskDescriptor,
+  lexical: Candidate[],
+  limit: number,
+): Promise<{ ranking: Manifest['ranking']; candidates?: Candidate[]; note?: string }> {
   const queryText = vectorQueryText(descriptor);
   if (!queryText) return { ranking: 'lexical' };
   try {
@@ -269,7 +312,12 @@ async function hybridRanking(context: SyncContext, descriptor: TaskDescriptor, l
       lexical,
       pool,
       poolRows: context.store.snippetsByRowid(pool.map((hit) => hit.rowid)),
-      fromVector: (snippet, cosine) => ({ snippet, reason: 'semantic', base: tierScores.semantic, matched: `vector similarity ${cosine.toFixed(3)}` }),
+      fromVector: (snippet, cosine) => ({
+        snippet,
+        reason: 'semantic',
+        base: tierScores.semantic,
+        matched: `vector similarity ${cosine.toFixed(3)}`,
+      }),
     });
     return { ranking: 'hybrid', candidates: [...protectedCandidates, ...fused] };
   } catch (error) {
@@ -297,7 +345,10 @@ export function vectorPoolSize(limit: number): number {
  * sentence-like request, one otherwise); and weaker candidates scoring far below the best weaker
  * one are left out. What is cut is listed in the manifest as `low-relevance`.
  */
-export function relevanceCut<T extends Candidate & { score: number }>(candidates: T[], descriptor: TaskDescriptor): { kept: T[]; cut: T[] } {
+export function relevanceCut<T extends Candidate & { score: number }>(
+  candidates: T[],
+  descriptor: TaskDescriptor,
+): { kept: T[]; cut: T[] } {
   // A pasted issue or log supports many candidates weakly; cutting by the best one drops the answer (issue 14).
   if (descriptor.long) return { kept: candidates, cut: [] };
   const strong = candidates.some((candidate) => candidate.base >= tierScores['exact-phrase']);
@@ -337,7 +388,12 @@ function spanOf(candidate: Candidate, lines: string[], words: readonly string[])
 }
 
 async function verifyCandidates(
-  candidates: Array<Scored & { modified: boolean }>, limit: number, budget: number, head: string | null, files: FileIndex, live: LiveFiles,
+  candidates: Array<Scored & { modified: boolean }>,
+  limit: number,
+  budget: number,
+  head: string | null,
+  files: FileIndex,
+  live: LiveFiles,
   words: readonly string[],
 ) {
   const results: VerifiedSnippet[] = [];
@@ -402,7 +458,14 @@ async function verifyCandidates(
     results.push(toVerified(candidate, { ...snippet, ...span }, text, tokens, liveFile.sha256, gitCommit));
   }
   // A demoted phrase may now rank below others; keep the returned list in score order.
-  results.sort((a, b) => b.score - a.score || Number(b.modified) - Number(a.modified) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.startLine - b.startLine || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  results.sort(
+    (a, b) =>
+      b.score - a.score ||
+      Number(b.modified) - Number(a.modified) ||
+      (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) ||
+      a.startLine - b.startLine ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
   return { results, entries, changedPaths, invalidated };
 }
 
@@ -416,11 +479,31 @@ function overlapsByHalf(a: LineRange, b: LineRange): boolean {
   return overlap * 2 >= smaller;
 }
 
-function toVerified(candidate: Scored & { modified: boolean }, snippet: SnippetRow, text: string, tokens: number, sha256: string, gitHead: string | null): VerifiedSnippet {
+function toVerified(
+  candidate: Scored & { modified: boolean },
+  snippet: SnippetRow,
+  text: string,
+  tokens: number,
+  sha256: string,
+  gitHead: string | null,
+): VerifiedSnippet {
   return {
-    id: snippet.id, path: snippet.path, startLine: snippet.startLine, endLine: snippet.endLine, text, sha256,
-    score: candidate.score, reason: candidate.reason, matched: candidate.matched, symbol: snippet.qualifiedName,
-    kind: snippet.kind, signature: snippet.signature, chunkKind: snippet.chunkKind, tokens, modified: candidate.modified, gitHead,
+    id: snippet.id,
+    path: snippet.path,
+    startLine: snippet.startLine,
+    endLine: snippet.endLine,
+    text,
+    sha256,
+    score: candidate.score,
+    reason: candidate.reason,
+    matched: candidate.matched,
+    symbol: snippet.qualifiedName,
+    kind: snippet.kind,
+    signature: snippet.signature,
+    chunkKind: snippet.chunkKind,
+    tokens,
+    modified: candidate.modified,
+    gitHead,
     citation: citationOf({ path: snippet.path, startLine: snippet.startLine, endLine: snippet.endLine, sha256 }),
   };
 }

@@ -32,11 +32,13 @@ export interface Embedder {
 }
 
 /** Words every program is full of; they say nothing about what a chunk does. */
-const codeNoise = new Set(`self this cls def class return returns if else elif for while in is not and or none null nil true
+const codeNoise = new Set(
+  `self this cls def class return returns if else elif for while in is not and or none null nil true
 false import from as try except finally raise throw throws catch pass const let var function fn func new public private
 protected static void int str bool float string number boolean any object async await yield lambda with del global nonlocal
 assert break continue case switch default do end begin then elsif unless module package namespace struct enum impl trait
-type interface extends implements super args kwargs arg param params val value len isinstance print get set`.split(/\s+/));
+type interface extends implements super args kwargs arg param params val value len isinstance print get set`.split(/\s+/),
+);
 
 /** FNV-1a over UTF-16 code units, 32-bit: stable across runs and platforms. */
 function hash32(text: string, seed = 0x811c9dc5): number {
@@ -69,7 +71,9 @@ function termsOfWord(word: string): readonly string[] {
   let terms = noTerms;
   if (word.length <= 64) {
     const parts = /[A-Z_]/.test(word) || /\d/.test(word) ? splitIdentifier(word) : [word.toLowerCase()];
-    const kept = parts.filter((part) => part.length >= 2 && !/^\d+$/.test(part) && !stopwords.has(part) && !codeNoise.has(part)).map(stemWord);
+    const kept = parts
+      .filter((part) => part.length >= 2 && !/^\d+$/.test(part) && !stopwords.has(part) && !codeNoise.has(part))
+      .map(stemWord);
     if (kept.length > 0) terms = kept;
   }
   if (wordCache.size >= wordCacheLimit) wordCache.clear();
@@ -183,7 +187,8 @@ export interface EmbeddingSource {
   indexText: string;
 }
 
-const insertSql = 'INSERT OR REPLACE INTO derived_embeddings(source_key, source_hash, chunking_version, provider, model, dimensions, vector) VALUES (?,?,?,?,?,?,?)';
+const insertSql =
+  'INSERT OR REPLACE INTO derived_embeddings(source_key, source_hash, chunking_version, provider, model, dimensions, vector) VALUES (?,?,?,?,?,?,?)';
 
 /** Stores vectors for freshly indexed chunks (their text is at hand; nothing is read again). */
 export function storeEmbeddings(store: IndexStore, snippets: ReadonlyArray<EmbeddingSource>, embedder: Embedder = defaultEmbedder): number {
@@ -192,7 +197,12 @@ export function storeEmbeddings(store: IndexStore, snippets: ReadonlyArray<Embed
   const seen = new Set<string>();
   const unique = snippets.filter((snippet) => !seen.has(sourceKey(snippet)) && seen.add(sourceKey(snippet)) !== undefined);
   const rows = unique.map((snippet) => [
-    sourceKey(snippet), snippet.fileHash, snippet.parserVersion, embedder.provider, embedder.model, embedder.dimensions,
+    sourceKey(snippet),
+    snippet.fileHash,
+    snippet.parserVersion,
+    embedder.provider,
+    embedder.model,
+    embedder.dimensions,
     encodeVector(embedder.embed(snippet.indexText, titleOf(snippet))),
   ]);
   const db = store.database;
@@ -233,7 +243,9 @@ export function embedIndexedChunks(context: SyncContext, snippets: ReadonlyArray
   try {
     storeEmbeddings(context.store, snippets, embedderOf(context));
   } catch (error) {
-    context.ports.log.warn(`Vectors for ${snippets[0]?.path ?? 'a file'} were not stored: ${error instanceof Error ? error.message : String(error)}`);
+    context.ports.log.warn(
+      `Vectors for ${snippets[0]?.path ?? 'a file'} were not stored: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
@@ -244,10 +256,19 @@ export function embedIndexedChunks(context: SyncContext, snippets: ReadonlyArray
 export async function backfillEmbeddings(context: SyncContext): Promise<number> {
   const embedder = embedderOf(context);
   const missing = context.store.database.exec(missingSql, [embedder.provider, embedder.model, embedder.dimensions])[0]?.values ?? [];
-  const byFile = new Map<string, Array<{ startLine: number; endLine: number; parserVersion: string; qualifiedName: string | null; fileHash: string }>>();
+  const byFile = new Map<
+    string,
+    Array<{ startLine: number; endLine: number; parserVersion: string; qualifiedName: string | null; fileHash: string }>
+  >();
   for (const row of missing) {
     const list = byFile.get(row[0] as string) ?? [];
-    list.push({ fileHash: row[1] as string, startLine: row[2] as number, endLine: row[3] as number, parserVersion: row[4] as string, qualifiedName: row[5] as string | null });
+    list.push({
+      fileHash: row[1] as string,
+      startLine: row[2] as number,
+      endLine: row[3] as number,
+      parserVersion: row[4] as string,
+      qualifiedName: row[5] as string | null,
+    });
     byFile.set(row[0] as string, list);
   }
   let stored = 0;
@@ -257,10 +278,19 @@ export async function backfillEmbeddings(context: SyncContext): Promise<number> 
     if (read.kind !== 'read' || read.sha256 !== chunks[0].fileHash) continue;
     const lines = splitLines(read.text);
     const own = ownTexts(lines, context.store.currentSnippets(relativePath));
-    stored += storeEmbeddings(context.store, chunks.map((chunk) => ({
-      path: relativePath, fileHash: chunk.fileHash, startLine: chunk.startLine, endLine: chunk.endLine, parserVersion: chunk.parserVersion,
-      qualifiedName: chunk.qualifiedName, indexText: own.get(`${chunk.startLine}-${chunk.endLine}`) ?? '',
-    })), embedder);
+    stored += storeEmbeddings(
+      context.store,
+      chunks.map((chunk) => ({
+        path: relativePath,
+        fileHash: chunk.fileHash,
+        startLine: chunk.startLine,
+        endLine: chunk.endLine,
+        parserVersion: chunk.parserVersion,
+        qualifiedName: chunk.qualifiedName,
+        indexText: own.get(`${chunk.startLine}-${chunk.endLine}`) ?? '',
+      })),
+      embedder,
+    );
   }
   return stored;
 }
@@ -333,7 +363,8 @@ class VectorMatrix {
       if (score <= 0) continue;
       if (top.length === limit && score <= top[top.length - 1].score) continue;
       let at = top.length;
-      while (at > 0 && (top[at - 1].score < score || (top[at - 1].score === score && this.rowids[top[at - 1].index] > this.rowids[index]))) at--;
+      while (at > 0 && (top[at - 1].score < score || (top[at - 1].score === score && this.rowids[top[at - 1].index] > this.rowids[index])))
+        at--;
       top.splice(at, 0, { index, score });
       if (top.length > limit) top.pop();
     }
@@ -343,7 +374,8 @@ class VectorMatrix {
       const index = this.indexByRowid.get(rowid);
       if (index !== undefined && !chosen.has(index)) chosen.set(index, cosine(index));
     }
-    return [...chosen].map(([index, score]) => ({ rowid: this.rowids[index], cosine: score }))
+    return [...chosen]
+      .map(([index, score]) => ({ rowid: this.rowids[index], cosine: score }))
       .sort((a, b) => b.cosine - a.cosine || a.rowid - b.rowid);
   }
 }
@@ -428,7 +460,12 @@ export function cachedQueryVectors(store: IndexStore, embedder: Embedder = defau
  * vectors first when the store changed since the last look. Throws on any failure; the caller
  * falls back to the lexical ranking.
  */
-export async function vectorPool(context: SyncContext, queryText: string, limit: number, alsoRowids: Iterable<number> = []): Promise<Array<{ rowid: number; cosine: number }>> {
+export async function vectorPool(
+  context: SyncContext,
+  queryText: string,
+  limit: number,
+  alsoRowids: Iterable<number> = [],
+): Promise<Array<{ rowid: number; cosine: number }>> {
   const embedder = embedderOf(context);
   const state = stateOf(context.store, embedder);
   if (state.backfilledAt !== context.store.revision) {
@@ -437,7 +474,8 @@ export async function vectorPool(context: SyncContext, queryText: string, limit:
   }
   if (!state.matrix || state.matrix.revision !== context.store.revision) state.matrix = loadMatrix(context.store, embedder);
   const query = state.queries.get(queryText, () => embedder.embed(queryText));
-  if (query.length !== state.matrix.dimensions) throw new Error(`query vector has ${query.length} dimensions, expected ${state.matrix.dimensions}`);
+  if (query.length !== state.matrix.dimensions)
+    throw new Error(`query vector has ${query.length} dimensions, expected ${state.matrix.dimensions}`);
   return state.matrix.nearest(query, limit, alsoRowids);
 }
 

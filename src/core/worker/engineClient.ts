@@ -4,7 +4,10 @@ import type { RequestMap, RequestName, WorkerMessage } from './protocol';
 
 /** An error raised inside the worker, rebuilt on the calling side with its name. */
 export class EngineError extends Error {
-  constructor(message: string, readonly remoteName: string) {
+  constructor(
+    message: string,
+    readonly remoteName: string,
+  ) {
     super(message);
     this.name = 'EngineError';
   }
@@ -26,7 +29,10 @@ export class EngineClient {
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   private disposed = false;
 
-  constructor(private readonly workerScript: string, private readonly events: EngineClientEvents = {}) {}
+  constructor(
+    private readonly workerScript: string,
+    private readonly events: EngineClientEvents = {},
+  ) {}
 
   get started(): boolean {
     return this.worker !== undefined;

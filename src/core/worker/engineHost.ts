@@ -17,7 +17,8 @@ const post = (message: WorkerMessage) => port.postMessage(message);
 const log: Logger = {
   info: (message) => post({ type: 'log', level: 'info', message }),
   warn: (message) => post({ type: 'log', level: 'warn', message }),
-  error: (message, error) => post({ type: 'log', level: 'error', message: error instanceof Error ? `${message}: ${error.stack ?? error.message}` : message }),
+  error: (message, error) =>
+    post({ type: 'log', level: 'error', message: error instanceof Error ? `${message}: ${error.stack ?? error.message}` : message }),
 };
 const counters: PortCounters & { engineOpens: number } = { fsCalls: 0, gitCalls: 0, engineOpens: 0 };
 const ports = countingPorts(nodePorts(log), counters);
@@ -31,7 +32,12 @@ async function runSync(projectKey: string, full: boolean, persist = true) {
   const controller = new AbortController();
   aborts.set(projectKey, controller);
   try {
-    return await engine.sync({ full, persist, signal: controller.signal, onProgress: (progress) => post({ type: 'progress', projectKey, progress }) });
+    return await engine.sync({
+      full,
+      persist,
+      signal: controller.signal,
+      onProgress: (progress) => post({ type: 'progress', projectKey, progress }),
+    });
   } finally {
     if (aborts.get(projectKey) === controller) aborts.delete(projectKey);
   }
@@ -49,7 +55,13 @@ const handlers: Handlers = {
   async open({ projectKey, root, dbPath, options }) {
     await engines.get(projectKey)?.close();
     counters.engineOpens++;
-    const engine = await ProjectEngine.open({ root, dbPath, options, ports, parsers: createStructuralParsers({ grammarDirectory, queryDirectory: grammarDirectory }) });
+    const engine = await ProjectEngine.open({
+      root,
+      dbPath,
+      options,
+      ports,
+      parsers: createStructuralParsers({ grammarDirectory, queryDirectory: grammarDirectory }),
+    });
     engines.set(projectKey, engine);
     return { root: engine.root, loadedFromDisk: engine.loadedFromDisk, openNote: engine.openNote };
   },
@@ -94,6 +106,12 @@ port.on('message', (message: RequestMessage) => {
     .then(() => handler(message.params))
     .then(
       (result) => post({ type: 'response', id: message.id, ok: true, result }),
-      (error: unknown) => post({ type: 'response', id: message.id, ok: false, error: { message: error instanceof Error ? error.message : String(error), name: error instanceof Error ? error.name : 'Error' } }),
+      (error: unknown) =>
+        post({
+          type: 'response',
+          id: message.id,
+          ok: false,
+          error: { message: error instanceof Error ? error.message : String(error), name: error instanceof Error ? error.name : 'Error' },
+        }),
     );
 });

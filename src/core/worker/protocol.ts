@@ -13,7 +13,10 @@ import type { ToolAnswer, ToolName } from '../tools/toolSet';
 export type EngineOptionsInput = Partial<Omit<EngineOptions, 'bounds'>> & { bounds?: Partial<IndexBounds> };
 
 export interface RequestMap {
-  open: { params: { projectKey: string; root: string; dbPath?: string; options?: EngineOptionsInput }; result: { root: string; loadedFromDisk: boolean; openNote?: string } };
+  open: {
+    params: { projectKey: string; root: string; dbPath?: string; options?: EngineOptionsInput };
+    result: { root: string; loadedFromDisk: boolean; openNote?: string };
+  };
   sync: { params: { projectKey: string; full?: boolean }; result: SyncReport };
   cancel: { params: { projectKey: string }; result: null };
   /** `report` is null when the edited files were re-indexed alone, without the incremental sync. The database is not written: the caller syncs again. */
@@ -22,7 +25,10 @@ export interface RequestMap {
   context: { params: { projectKey: string; query: string; options?: RetrieveOptions }; result: ContextBlocks };
   symbols: { params: { projectKey: string }; result: SymbolRow[] };
   health: { params: { projectKey: string }; result: Health };
-  get: { params: { projectKey: string; citation: string }; result: { path: string; startLine: number; endLine: number; sha256: string; text: string } };
+  get: {
+    params: { projectKey: string; citation: string };
+    result: { path: string; startLine: number; endLine: number; sha256: string; text: string };
+  };
   findSymbol: { params: { projectKey: string; input: FindSymbolInput }; result: FindSymbolResult };
   references: { params: { projectKey: string; input: ReferencesInput }; result: ReferencesResult };
   outline: { params: { projectKey: string; input: OutlineInput }; result: OutlineResult };

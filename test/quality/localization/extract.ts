@@ -38,8 +38,9 @@ export function splitOf(repository: string, commit: string): Split {
 }
 
 const fixPattern = /\b(fix(e[sd]|ing)?|bug(s|fix)?|issues?|regression|crash(es)?|panic(s)?)\b|\b(close[sd]?|resolve[sd]?)\s+#\d+/i;
-const noiseWords = 'typos?|lint(s|ing)?|linter|clippy|rubocop|mypy|ci|workflows?|format(ting)?|prettier|eslint'
-  + '|docs?|readme|changelog|bump|deps|dependencies';
+const noiseWords =
+  'typos?|lint(s|ing)?|linter|clippy|rubocop|mypy|ci|workflows?|format(ting)?|prettier|eslint' +
+  '|docs?|readme|changelog|bump|deps|dependencies';
 const noisePattern = new RegExp(`\\b(${noiseWords})\\b`, 'i');
 const trailerPattern = /^(signed-off-by|co-authored-by|reviewed-by|acked-by|tested-by|reported-by|suggested-by|cc):/i;
 
@@ -49,8 +50,14 @@ function git(workTree: string, args: string[]): string {
 
 /** The commit message as a query: trailers and trailing blank lines removed, nothing else. */
 export function queryOf(message: string): string {
-  const lines = message.replace(/\r\n/g, '\n').split('\n').filter((line) => !trailerPattern.test(line.trim()));
-  return lines.join('\n').replace(/\n{3,}/g, '\n\n').trim();
+  const lines = message
+    .replace(/\r\n/g, '\n')
+    .split('\n')
+    .filter((line) => !trailerPattern.test(line.trim()));
+  return lines
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 /** Words of the subject beyond the fix vocabulary and issue references. */
@@ -102,11 +109,19 @@ export function extractRepository(workTree: string, repository: LocalizationRepo
     if (!fixPattern.test(query) || noisePattern.test(subject) || informativeWords(subject) < 3) continue;
     const changed = changedFiles(workTree, candidate.parents[0], candidate.commit);
     const source = changed.filter((file) => isSourceFile(file.path, repository));
-    const answer = source.filter((file) => file.status === 'M').map((file) => file.path).sort();
+    const answer = source
+      .filter((file) => file.status === 'M')
+      .map((file) => file.path)
+      .sort();
     if (source.length === 0 || source.length > 5 || answer.length === 0) continue;
     kept.push({
-      repository: repository.name, commit: candidate.commit, parent: candidate.parents[0], date: candidate.date,
-      query, answer, split: splitOf(repository.name, candidate.commit),
+      repository: repository.name,
+      commit: candidate.commit,
+      parent: candidate.parents[0],
+      date: candidate.date,
+      query,
+      answer,
+      split: splitOf(repository.name, candidate.commit),
     });
   }
   // Oldest first, so a runner checking out parents in this order moves forward through history.

@@ -19,11 +19,15 @@ export interface LocalizationRepository {
 export const localizationRepositories: LocalizationRepository[] = [
   { name: 'Textualize/rich', language: 'Python', head: '42899d8a0a96b121a514516f4be9db44ff7aeaf3', sourceExtensions: ['.py'] },
   {
-    name: 'honojs/hono', language: 'TypeScript', head: '28a9c128912de19f3fb28b00ae289c9b93f6f392',
+    name: 'honojs/hono',
+    language: 'TypeScript',
+    head: '28a9c128912de19f3fb28b00ae289c9b93f6f392',
     sourceExtensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.jsx'],
   },
   {
-    name: 'junegunn/fzf', language: 'Go', head: '956562daaa82ddf55ea8f7aeab56883377b742c6',
+    name: 'junegunn/fzf',
+    language: 'Go',
+    head: '956562daaa82ddf55ea8f7aeab56883377b742c6',
     sourceExtensions: ['.go', '.sh', '.bash', '.zsh', '.fish', '.vim', '.ps1'],
   },
   { name: 'casey/just', language: 'Rust', head: '4f41f609278edb6f1024e3dd7a9912946e1e7bc3', sourceExtensions: ['.rs'] },
@@ -36,8 +40,29 @@ export function workTreeName(repository: string): string {
 }
 
 const nonSourceSegments = new Set([
-  'test', 'tests', '__tests__', 'testdata', 'testing', 'spec', 'specs', 'fixtures', 'bench', 'benches', 'benchmark', 'benchmarks',
-  'perf-measures', 'runtime-tests', 'doc', 'docs', 'example', 'examples', '.github', 'vendor', 'node_modules', 'dist', 'build',
+  'test',
+  'tests',
+  '__tests__',
+  'testdata',
+  'testing',
+  'spec',
+  'specs',
+  'fixtures',
+  'bench',
+  'benches',
+  'benchmark',
+  'benchmarks',
+  'perf-measures',
+  'runtime-tests',
+  'doc',
+  'docs',
+  'example',
+  'examples',
+  '.github',
+  'vendor',
+  'node_modules',
+  'dist',
+  'build',
 ]);
 
 /** Whether a repository-relative path is a non-test, non-doc, non-generated source file of this repository. */

@@ -135,7 +135,10 @@ function hasCommit(workTree: string, commit: string): boolean {
 class SourceDocuments {
   private readonly byBlob = new Map<string, Bm25Document>();
 
-  constructor(private readonly workTree: string, private readonly repository: LocalizationRepository) {}
+  constructor(
+    private readonly workTree: string,
+    private readonly repository: LocalizationRepository,
+  ) {}
 
   current(): Map<string, Bm25Document> {
     const documents = new Map<string, Bm25Document>();
@@ -164,7 +167,10 @@ function checkout(workTree: string, commit: string): void {
 }
 
 async function runRepository(
-  repository: LocalizationRepository, clone: string, instances: LocalizationInstance[], verbose: boolean,
+  repository: LocalizationRepository,
+  clone: string,
+  instances: LocalizationInstance[],
+  verbose: boolean,
 ): Promise<InstanceOutcome[]> {
   // A private work tree per run: the clone is never checked out, and two runs (two helpers) can share it.
   git(clone, ['worktree', 'prune']);
@@ -188,8 +194,14 @@ async function runRepository(
       const pkTokens = retrieval.results.reduce((sum, result) => sum + result.tokens, 0);
       const bm25Files = bm25Rank(instance.query, documents.current()).slice(0, bm25Depth);
       const outcome: InstanceOutcome = {
-        repository: instance.repository, commit: instance.commit, split: instance.split, answer: instance.answer,
-        pk: rankedOutcome(pkFiles, instance.answer, pkTokens), bm25: rankedOutcome(bm25Files, instance.answer, 0), syncMs, searchMs,
+        repository: instance.repository,
+        commit: instance.commit,
+        split: instance.split,
+        answer: instance.answer,
+        pk: rankedOutcome(pkFiles, instance.answer, pkTokens),
+        bm25: rankedOutcome(bm25Files, instance.answer, 0),
+        syncMs,
+        searchMs,
       };
       outcomes.push(outcome);
       if (verbose) {
@@ -212,10 +224,14 @@ async function runRepository(
 
 function row(label: string, value: LocalizationFigures, tokens: boolean): string {
   const cells = [
-    `n=${String(value.instances).padStart(3)}`, `Acc@1 ${value.accAt1.toFixed(1).padStart(5)}`,
+    `n=${String(value.instances).padStart(3)}`,
+    `Acc@1 ${value.accAt1.toFixed(1).padStart(5)}`,
     `Acc@5 ${value.accAt5.toFixed(1).padStart(5)}`,
-    `Acc@10 ${value.accAt10.toFixed(1).padStart(5)}`, `MRR ${value.mrr.toFixed(3)}`, `All@10 ${value.allAt10.toFixed(1).padStart(5)}`,
-    `found ${value.found.toFixed(1).padStart(5)}`, `files/query ${value.meanFiles.toFixed(1).padStart(4)}`,
+    `Acc@10 ${value.accAt10.toFixed(1).padStart(5)}`,
+    `MRR ${value.mrr.toFixed(3)}`,
+    `All@10 ${value.allAt10.toFixed(1).padStart(5)}`,
+    `found ${value.found.toFixed(1).padStart(5)}`,
+    `files/query ${value.meanFiles.toFixed(1).padStart(4)}`,
   ];
   if (tokens) cells.push(`tokens/query ${String(value.meanTokens).padStart(5)}`);
   return `  ${label.padEnd(28)} ${cells.join('  ')}`;
@@ -232,15 +248,20 @@ export interface LocalizationReport {
 
 /** Runs the localization set; undefined (after a message) when none of its repositories is present. */
 export async function runLocalization(options: LocalizationOptions): Promise<LocalizationReport | undefined> {
-  const instances = loadInstances().filter((instance) => (options.split === 'all' || instance.split === options.split)
-    && (!options.repository || instance.repository === options.repository));
+  const instances = loadInstances().filter(
+    (instance) =>
+      (options.split === 'all' || instance.split === options.split) && (!options.repository || instance.repository === options.repository),
+  );
   const skipped: string[] = [];
   const outcomes: InstanceOutcome[] = [];
   const started = performance.now();
-  console.log(`\nLocalization set: split ${options.split}, ${instances.length} instances, `
-    + `repositories expected under ${options.reposDirectory} (PK_LOCALIZATION_REPOS)`);
+  console.log(
+    `\nLocalization set: split ${options.split}, ${instances.length} instances, ` +
+      `repositories expected under ${options.reposDirectory} (PK_LOCALIZATION_REPOS)`,
+  );
   for (const repository of localizationRepositories) {
-    let selected = instances.filter((instance) => instance.repository === repository.name)
+    let selected = instances
+      .filter((instance) => instance.repository === repository.name)
       .sort((left, right) => (left.date < right.date ? -1 : left.date > right.date ? 1 : 0));
     if (selected.length === 0) continue;
     if (options.maxPerRepository !== undefined) selected = selected.slice(-options.maxPerRepository);
@@ -257,8 +278,10 @@ export async function runLocalization(options: LocalizationOptions): Promise<Loc
     console.log(`  ${repository.name} (${repository.language}): ${results.length} instances in ${seconds} s`);
   }
   if (outcomes.length === 0) {
-    console.log(`Localization set skipped: no repository found under ${options.reposDirectory}; `
-      + 'see test/quality/localization/README.md to fetch them.');
+    console.log(
+      `Localization set skipped: no repository found under ${options.reposDirectory}; ` +
+        'see test/quality/localization/README.md to fetch them.',
+    );
     return undefined;
   }
   const summary: LocalizationReport['summary'] = {};
@@ -271,9 +294,15 @@ export async function runLocalization(options: LocalizationOptions): Promise<Loc
   };
   const splits: Split[] = options.split === 'all' ? ['tune', 'held-out'] : [options.split];
   for (const split of splits) {
-    add(split, outcomes.filter((outcome) => outcome.split === split));
+    add(
+      split,
+      outcomes.filter((outcome) => outcome.split === split),
+    );
     for (const repository of localizationRepositories) {
-      add(`${split} ${repository.name}`, outcomes.filter((outcome) => outcome.split === split && outcome.repository === repository.name));
+      add(
+        `${split} ${repository.name}`,
+        outcomes.filter((outcome) => outcome.split === split && outcome.repository === repository.name),
+      );
     }
   }
   if (options.split === 'all') add('all', outcomes);

@@ -19,7 +19,8 @@ export function chatAnswerScreenshot(file) {
       // Code-server 4.139: the finished response folds its steps under "Completed N steps"
       // (details.completed-response-disclosure), and inside it "Used N references" folds the list.
       const disclosure = response.locator('details.completed-response-disclosure').first();
-      if ((await disclosure.count()) > 0 && (await disclosure.getAttribute('open')) === null) await response.locator('.completed-response-summary').first().click();
+      if ((await disclosure.count()) > 0 && (await disclosure.getAttribute('open')) === null)
+        await response.locator('.completed-response-summary').first().click();
       const used = response.locator('.chat-used-context > .chat-used-context-label .monaco-button').first();
       await used.waitFor({ timeout: 10_000 });
       seen.referencesLabel = await used.innerText();

@@ -53,7 +53,11 @@ async function packFakeModel(): Promise<string> {
   for (const file of ['package.json', 'extension.js']) fs.copyFileSync(path.join(sourceFolder, file), path.join(work, file));
   const vsix = path.join(work, 'fake-model.vsix');
   const vsce = require.resolve('@vscode/vsce/vsce');
-  await promisify(execFile)(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', vsix], { cwd: work, timeout: 120_000 });
+  await promisify(execFile)(
+    process.execPath,
+    [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', vsix],
+    { cwd: work, timeout: 120_000 },
+  );
   return vsix;
 }
 
@@ -65,11 +69,21 @@ export async function installFakeModel(): Promise<FakeModel> {
     const vsix = await packFakeModel();
     const packed = Date.now();
     await vscode.commands.executeCommand('workbench.extensions.installExtension', vscode.Uri.file(vsix));
-    extension = await waitFor('the fake model extension to start', () => vscode.extensions.getExtension<FakeModel>(fakeModelExtensionId), 90_000, 100);
+    extension = await waitFor(
+      'the fake model extension to start',
+      () => vscode.extensions.getExtension<FakeModel>(fakeModelExtensionId),
+      90_000,
+      100,
+    );
     console.log(`fake model: packed in ${packed - started} ms, installed and started in ${Date.now() - packed} ms`);
   }
   const api = extension.isActive ? extension.exports : await extension.activate();
-  await waitFor('the fake model in selectChatModels', async () => (await vscode.lm.selectChatModels({ vendor: api.vendor })).length > 0, 90_000, 100);
+  await waitFor(
+    'the fake model in selectChatModels',
+    async () => (await vscode.lm.selectChatModels({ vendor: api.vendor })).length > 0,
+    90_000,
+    100,
+  );
   return api;
 }
 
@@ -86,7 +100,12 @@ export interface Answer {
  * the command and `request.model` itself; `extra` goes to `workbench.action.chat.open` too
  * (e.g. `attachFiles`).
  */
-export async function askProject(api: ProjectKnowledgeApi, fake: FakeModel, query: string, extra: Record<string, unknown> = {}): Promise<Answer> {
+export async function askProject(
+  api: ProjectKnowledgeApi,
+  fake: FakeModel,
+  query: string,
+  extra: Record<string, unknown> = {},
+): Promise<Answer> {
   const chat = api.chat;
   if (!chat) throw new Error('the @project participant is not registered');
   const before = fake.requests.length;
@@ -103,11 +122,13 @@ export async function askProject(api: ProjectKnowledgeApi, fake: FakeModel, quer
       subscription.dispose();
       resolve(response);
     });
-    vscode.commands.executeCommand('workbench.action.chat.open', { query, isPartialQuery: false, modelSelector: { vendor: fake.vendor }, ...extra }).then(undefined, (error: unknown) => {
-      clearTimeout(timer);
-      subscription.dispose();
-      reject(error instanceof Error ? error : new Error(String(error)));
-    });
+    vscode.commands
+      .executeCommand('workbench.action.chat.open', { query, isPartialQuery: false, modelSelector: { vendor: fake.vendor }, ...extra })
+      .then(undefined, (error: unknown) => {
+        clearTimeout(timer);
+        subscription.dispose();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      });
   });
   const ms = Date.now() - started;
   console.log(`      ${JSON.stringify(query)} answered in ${ms} ms`);

@@ -30,11 +30,17 @@ let tokenCounts = 0;
 
 function textOf(message) {
   if (typeof message === 'string') return message;
-  return message.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : typeof part?.value === 'string' ? part.value : '')).join('');
+  return message.content
+    .map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : typeof part?.value === 'string' ? part.value : ''))
+    .join('');
 }
 
 function roleOf(message) {
-  return message.role === vscode.LanguageModelChatMessageRole.Assistant ? 'assistant' : message.role === vscode.LanguageModelChatMessageRole.User ? 'user' : String(message.role);
+  return message.role === vscode.LanguageModelChatMessageRole.Assistant
+    ? 'assistant'
+    : message.role === vscode.LanguageModelChatMessageRole.User
+      ? 'user'
+      : String(message.role);
 }
 
 /** The fake tokenizer: one token per four characters, times the scale the test chose. */
@@ -47,7 +53,11 @@ const provider = {
     return [model];
   },
   async provideLanguageModelChatResponse(info, messages, _options, progress, token) {
-    requests.push({ model: info.id, at: Date.now(), messages: messages.map((message) => ({ role: roleOf(message), name: message.name, text: textOf(message) })) });
+    requests.push({
+      model: info.id,
+      at: Date.now(),
+      messages: messages.map((message) => ({ role: roleOf(message), name: message.name, text: textOf(message) })),
+    });
     if (state.mode === 'language-model-error') throw vscode.LanguageModelError.Blocked('Fake quota exhausted for this test.');
     if (state.mode === 'error') throw new Error('Fake model backend is down.');
     for (const [index, fragment] of state.replyFragments.entries()) {

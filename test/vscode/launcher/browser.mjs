@@ -34,7 +34,7 @@ export async function launchBrowser({ dir = '/tmp', viewport = { width: 1400, he
     // Keep Chromium's crash-report and cache folders out of $HOME.
     env: { ...process.env, TMPDIR: dir, XDG_CONFIG_HOME: profileDir, XDG_CACHE_HOME: profileDir, ...env },
   });
-  const page = context.pages()[0] ?? await context.newPage();
+  const page = context.pages()[0] ?? (await context.newPage());
   return {
     context,
     page,

@@ -51,7 +51,11 @@ export function runDirLayout(runDir) {
 
 /** The last `n` lines of a file, or '' when it cannot be read. */
 export function tailFile(file, n = 30) {
-  try { return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n'); } catch { return ''; }
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n');
+  } catch {
+    return '';
+  }
 }
 
 /**
@@ -69,8 +73,16 @@ export function tailFile(file, n = 30) {
  * @param {number}  [o.timeoutMs=60000]
  */
 export async function startCodeServer({
-  toolchain, trusted = true, smokeTestDriver = false, folder, userSettings, runDir = makeRunDir(),
-  port, extraArgs = [], env = {}, timeoutMs = 60_000,
+  toolchain,
+  trusted = true,
+  smokeTestDriver = false,
+  folder,
+  userSettings,
+  runDir = makeRunDir(),
+  port,
+  extraArgs = [],
+  env = {},
+  timeoutMs = 60_000,
 }) {
   port ??= await freePort();
   const { userDataDir, extensionsDir } = runDirLayout(runDir);
@@ -85,13 +97,18 @@ export async function startCodeServer({
 
   const args = [
     toolchain.codeServerBin,
-    '--config', configFile,
-    '--bind-addr', `127.0.0.1:${port}`,
-    '--auth', 'none',
+    '--config',
+    configFile,
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--auth',
+    'none',
     '--disable-telemetry',
     '--disable-update-check',
-    '--user-data-dir', userDataDir,
-    '--extensions-dir', extensionsDir,
+    '--user-data-dir',
+    userDataDir,
+    '--extensions-dir',
+    extensionsDir,
     ...(trusted ? ['--disable-workspace-trust'] : []),
     ...(smokeTestDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
     ...extraArgs,
@@ -107,22 +124,45 @@ export async function startCodeServer({
   closeSync(fd);
 
   let exited = null;
-  const exitPromise = new Promise((resolve) => child.on('exit', (code, signal) => { exited = { code, signal }; resolve(exited); }));
-  child.on('error', (err) => { exited ??= { code: null, signal: null, error: err }; });
+  const exitPromise = new Promise((resolve) =>
+    child.on('exit', (code, signal) => {
+      exited = { code, signal };
+      resolve(exited);
+    }),
+  );
+  child.on('error', (err) => {
+    exited ??= { code: null, signal: null, error: err };
+  });
   // Never leave a code-server behind if this process exits without calling stop().
-  const killGroup = (sig) => { try { process.kill(-child.pid, sig); } catch { /* already gone */ } };
+  const killGroup = (sig) => {
+    try {
+      process.kill(-child.pid, sig);
+    } catch {
+      /* already gone */
+    }
+  };
   const onExit = () => killGroup('SIGKILL');
   process.on('exit', onExit);
 
   const server = {
     url: `http://127.0.0.1:${port}`,
-    port, runDir, userDataDir, extensionsDir, logFile, process: child,
+    port,
+    runDir,
+    userDataDir,
+    extensionsDir,
+    logFile,
+    process: child,
     /** SIGTERM, wait up to `graceMs` for exit, then SIGKILL the whole process group. */
     async stop({ graceMs = 5000, removeRunDir = false } = {}) {
       if (!exited) {
         killGroup('SIGTERM');
         let timer;
-        await Promise.race([exitPromise, new Promise((r) => { timer = setTimeout(r, graceMs); })]);
+        await Promise.race([
+          exitPromise,
+          new Promise((r) => {
+            timer = setTimeout(r, graceMs);
+          }),
+        ]);
         clearTimeout(timer);
       }
       killGroup('SIGKILL');
@@ -135,14 +175,17 @@ export async function startCodeServer({
   for (;;) {
     if (exited) {
       await server.stop();
-      throw new Error(`code-server exited before it was ready (${exited.error?.message ?? exited.signal ?? 'exit ' + exited.code}).\n` +
-        `Last lines of ${logFile}:\n${tailFile(logFile)}`);
+      throw new Error(
+        `code-server exited before it was ready (${exited.error?.message ?? exited.signal ?? 'exit ' + exited.code}).\n` +
+          `Last lines of ${logFile}:\n${tailFile(logFile)}`,
+      );
     }
     if (await healthy(server.url)) return server;
     if (Date.now() > deadline) {
       await server.stop();
-      throw new Error(`code-server did not answer ${server.url}/healthz within ${timeoutMs} ms.\n` +
-        `Last lines of ${logFile}:\n${tailFile(logFile)}`);
+      throw new Error(
+        `code-server did not answer ${server.url}/healthz within ${timeoutMs} ms.\n` + `Last lines of ${logFile}:\n${tailFile(logFile)}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 100)); // poll interval
   }

@@ -10,7 +10,12 @@ export function missingDebianPackages(packages) {
   const query = spawnSync('dpkg-query', ['-W', '-f=${Package} ${db:Status-Status}\n', ...packages], { encoding: 'utf8' });
   if (query.error) return undefined;
   // Unknown packages print nothing on stdout (only a complaint on stderr), so absence means missing.
-  const installed = new Set(query.stdout.split('\n').filter((line) => line.endsWith(' installed')).map((line) => line.split(' ')[0]));
+  const installed = new Set(
+    query.stdout
+      .split('\n')
+      .filter((line) => line.endsWith(' installed'))
+      .map((line) => line.split(' ')[0]),
+  );
   return packages.filter((name) => !installed.has(name));
 }
 
@@ -64,6 +69,9 @@ function apt(args, logFile) {
 
 /** The last `E:` line apt-get wrote (its own summary of what went wrong), else its last line. */
 function lastAptError(logFile) {
-  const lines = readFileSync(logFile, 'utf8').split('\n').map((line) => line.trim()).filter(Boolean);
+  const lines = readFileSync(logFile, 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   return lines.findLast((line) => line.startsWith('E:')) ?? lines.at(-1) ?? 'no output';
 }

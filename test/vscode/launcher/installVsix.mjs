@@ -8,13 +8,21 @@ import { codeServerEnv } from './codeServer.mjs';
 function codeServerCli(toolchain, args, runDir) {
   return new Promise((resolve, reject) => {
     const child = spawn(toolchain.node24, [toolchain.codeServerBin, ...args], {
-      cwd: runDir, env: codeServerEnv(runDir, toolchain.node24), stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: runDir,
+      env: codeServerEnv(runDir, toolchain.node24),
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { out += d; });
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`code-server ${args.join(' ')} failed (exit ${code}):\n${out}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`code-server ${args.join(' ')} failed (exit ${code}):\n${out}`)),
+    );
   });
 }
 
@@ -29,7 +37,9 @@ export async function installVsix({ vsix, extensionsDir, userDataDir, runDir = p
   const dirs = ['--extensions-dir', extensionsDir, '--user-data-dir', userDataDir];
   await codeServerCli(toolchain, ['--install-extension', path.resolve(vsix), '--force', ...dirs], runDir);
   const listed = (await codeServerCli(toolchain, ['--list-extensions', '--show-versions', ...dirs], runDir))
-    .split('\n').map((l) => l.trim()).filter((l) => /^[\w-]+\.[\w-]+@/.test(l));
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => /^[\w-]+\.[\w-]+@/.test(l));
   if (listed.length === 0) throw new Error(`installVsix: ${vsix} installed but --list-extensions shows nothing`);
   return listed;
 }

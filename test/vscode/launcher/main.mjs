@@ -33,8 +33,10 @@ async function main() {
     },
   });
   if (o.help || !o.suite || !o.folder || (o.trusted && o.untrusted)) {
-    console.error('usage: main.mjs --suite <suite index.js> --folder <dir> [--trusted|--untrusted] ' +
-      '[--dev-path <ext dir> | --vsix <file>] [--timeout ms] [--env K=V]... [--settings file] [--screenshots dir]');
+    console.error(
+      'usage: main.mjs --suite <suite index.js> --folder <dir> [--trusted|--untrusted] ' +
+        '[--dev-path <ext dir> | --vsix <file>] [--timeout ms] [--env K=V]... [--settings file] [--screenshots dir]',
+    );
     return o.help ? 0 : 2;
   }
   const trusted = !o.untrusted;
@@ -44,8 +46,7 @@ async function main() {
     if (i <= 0) throw new Error(`--env expects KEY=VALUE, got ${kv}`);
     extensionEnvironment[kv.slice(0, i)] = kv.slice(i + 1);
   }
-  const screenshotOnFailure = o.screenshots &&
-    path.resolve(o.screenshots, `failure-${trusted ? 'trusted' : 'untrusted'}.png`);
+  const screenshotOnFailure = o.screenshots && path.resolve(o.screenshots, `failure-${trusted ? 'trusted' : 'untrusted'}.png`);
   return runExtensionTests({
     extensionTestsPath: path.resolve(o.suite),
     folder: path.resolve(o.folder),
@@ -59,8 +60,13 @@ async function main() {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main().then((code) => { process.exitCode = code; }, (err) => {
-    console.error(`[vscode] ${err.message}`);
-    process.exitCode = 1;
-  });
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      console.error(`[vscode] ${err.message}`);
+      process.exitCode = 1;
+    },
+  );
 }

@@ -48,9 +48,15 @@ export const isNoise = (line) => NOISE.some((re) => re.test(line));
 function emptyDevExtension(runDir) {
   const dir = path.join(runDir, 'test-host');
   mkdirSync(dir);
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({
-    name: 'vsix-test-host', publisher: 'pk-test', version: '0.0.0', engines: { vscode: '*' },
-  }));
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'vsix-test-host',
+      publisher: 'pk-test',
+      version: '0.0.0',
+      engines: { vscode: '*' },
+    }),
+  );
   return dir;
 }
 
@@ -92,8 +98,18 @@ export async function waitUntil(check, { timeoutMs = 30_000, intervalMs = 100, w
  * @param {(line: string) => void} [o.log]
  */
 export async function runExtensionTests({
-  extensionDevelopmentPath, vsix, extensionTestsPath, folder, trusted = true, extensionEnvironment = {}, userSettings,
-  timeoutMs = 300_000, afterStart, beforeStop, screenshotOnFailure, log = (line) => console.log(line),
+  extensionDevelopmentPath,
+  vsix,
+  extensionTestsPath,
+  folder,
+  trusted = true,
+  extensionEnvironment = {},
+  userSettings,
+  timeoutMs = 300_000,
+  afterStart,
+  beforeStop,
+  screenshotOnFailure,
+  log = (line) => console.log(line),
 }) {
   if (!extensionTestsPath || !folder) throw new Error('runExtensionTests: extensionTestsPath and folder are required');
   if (!extensionDevelopmentPath === !vsix) throw new Error('runExtensionTests: give exactly one of extensionDevelopmentPath and vsix');
@@ -129,8 +145,13 @@ export async function runExtensionTests({
     const { page } = browser;
     let resolveExit;
     let exited = false;
-    const done = new Promise((r) => { resolveExit = r; });
-    await page.exposeFunction('codeAutomationExit', (c) => { exited = true; resolveExit(Number(c)); });
+    const done = new Promise((r) => {
+      resolveExit = r;
+    });
+    await page.exposeFunction('codeAutomationExit', (c) => {
+      exited = true;
+      resolveExit(Number(c));
+    });
     await page.exposeFunction('codeAutomationLog', (type, args) => {
       // After the exit call the workbench tears down and logs "Canceled" errors: not the suite's.
       if (exited && !verbose) return;
@@ -139,16 +160,24 @@ export async function runExtensionTests({
     });
     const aborted = new Promise((_, reject) => {
       page.on('crash', () => reject(new Error('the workbench page crashed')));
-      timer = setTimeout(() => reject(new SuiteTimeoutError(
-        `The extension test suite did not finish within ${timeoutMs} ms (VS Code never called codeAutomationExit). ` +
-        `VS Code logs: ${server.userDataDir}/logs; last lines of ${server.logFile}:\n${tailFile(server.logFile, 15)}`)), timeoutMs);
+      timer = setTimeout(
+        () =>
+          reject(
+            new SuiteTimeoutError(
+              `The extension test suite did not finish within ${timeoutMs} ms (VS Code never called codeAutomationExit). ` +
+                `VS Code logs: ${server.userDataDir}/logs; last lines of ${server.logFile}:\n${tailFile(server.logFile, 15)}`,
+            ),
+          ),
+        timeoutMs,
+      );
     });
     aborted.catch(() => {});
 
     const url = workbenchUrl(server.url, {
       folder: path.resolve(folder),
       payload: testPayload(server, {
-        extensionDevelopmentPath, extensionTestsPath,
+        extensionDevelopmentPath,
+        extensionTestsPath,
         extensionEnvironment: { ...extensionEnvironment, PK_UI_SYNC_DIR: syncDir },
       }),
     });

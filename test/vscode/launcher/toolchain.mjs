@@ -39,7 +39,10 @@ function run(cmd, args, { env, logFile }) {
   return new Promise((resolve, reject) => {
     const fd = openSync(logFile, 'a');
     const child = spawn(cmd, args, { env, stdio: ['ignore', fd, fd] });
-    child.on('error', (err) => { closeSync(fd); reject(err); });
+    child.on('error', (err) => {
+      closeSync(fd);
+      reject(err);
+    });
     child.on('exit', (code, signal) => {
       closeSync(fd);
       if (code === 0) return resolve();
@@ -55,7 +58,8 @@ function run(cmd, args, { env, logFile }) {
  * reads the Node version from it ("node/v20") and refuses to install.
  */
 function cleanNpmEnv() {
-  const drop = /^(NODE|npm_command|npm_execpath|npm_node_execpath|npm_lifecycle_.*|npm_package_.*|npm_config_(user_agent|local_prefix|npm_version))$/;
+  const drop =
+    /^(NODE|npm_command|npm_execpath|npm_node_execpath|npm_lifecycle_.*|npm_package_.*|npm_config_(user_agent|local_prefix|npm_version))$/;
   return Object.fromEntries(Object.entries(process.env).filter(([k]) => !drop.test(k)));
 }
 
@@ -74,7 +78,11 @@ export async function ensureToolchain({ dir = TOOLCHAIN_DIR, browser = true } = 
   const p = toolchainPaths(dir);
   const result = { node24: p.node24, codeServerBin: p.codeServerBin, nodeDir: p.nodeDir, dir };
   const installed = isInstalled(p);
-  const packages = [...RUN_PACKAGES, ...(browser && !process.env.PK_CHROMIUM ? BROWSER_PACKAGES : []), ...(installed ? [] : BUILD_PACKAGES)];
+  const packages = [
+    ...RUN_PACKAGES,
+    ...(browser && !process.env.PK_CHROMIUM ? BROWSER_PACKAGES : []),
+    ...(installed ? [] : BUILD_PACKAGES),
+  ];
   mkdirSync(path.dirname(dir), { recursive: true });
   await ensureDebianPackages(packages, { logFile: `${dir}-apt.log`, log });
   if (installed) return result;
@@ -160,10 +168,13 @@ async function install(p) {
 // toolchain and prints its paths (`npm test` runs it first, quietly, so it fails before anything else).
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const flags = new Set(process.argv.slice(2));
-  ensureToolchain({ browser: !flags.has('--no-browser') }).then((paths) => {
-    if (!flags.has('--quiet')) console.log(JSON.stringify(paths, null, 2));
-  }, (err) => {
-    console.error(`[toolchain] ${err.message}`);
-    process.exit(1);
-  });
+  ensureToolchain({ browser: !flags.has('--no-browser') }).then(
+    (paths) => {
+      if (!flags.has('--quiet')) console.log(JSON.stringify(paths, null, 2));
+    },
+    (err) => {
+      console.error(`[toolchain] ${err.message}`);
+      process.exit(1);
+    },
+  );
 }

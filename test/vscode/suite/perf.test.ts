@@ -20,8 +20,10 @@ describe('extension host performance', () => {
     const report = api.service.statuses()[0].lastReport;
     assert.ok(report && report.reindexed + report.unchanged > 1000);
     const ms = (nanoseconds: number) => (nanoseconds / 1e6).toFixed(1);
-    console.log(`PERF activationMs=${api.activationMs.toFixed(1)} files=${report.reindexed + report.unchanged} indexMs=${Date.now() - started} ` +
-      `lagP50Ms=${ms(histogram.percentile(50))} lagP99Ms=${ms(histogram.percentile(99))} lagMaxMs=${ms(histogram.max)}`);
+    console.log(
+      `PERF activationMs=${api.activationMs.toFixed(1)} files=${report.reindexed + report.unchanged} indexMs=${Date.now() - started} ` +
+        `lagP50Ms=${ms(histogram.percentile(50))} lagP99Ms=${ms(histogram.percentile(99))} lagMaxMs=${ms(histogram.max)}`,
+    );
   });
 
   it('makes a saved edit searchable', async function () {
@@ -33,29 +35,43 @@ describe('extension host performance', () => {
       await write();
       // When the file event reached the extension (the path pending, or already synced).
       let seen = 0;
-      await waitFor('the edit to be searchable', async () => {
-        if (!seen && api.service.statuses()[0].pendingPaths.size > 0) seen = Date.now() - started;
-        const [retrieval] = await api.service.search(marker);
-        return retrieval?.results.some((result) => result.text.includes(marker));
-      }, 60_000, 20);
+      await waitFor(
+        'the edit to be searchable',
+        async () => {
+          if (!seen && api.service.statuses()[0].pendingPaths.size > 0) seen = Date.now() - started;
+          const [retrieval] = await api.service.search(marker);
+          return retrieval?.results.some((result) => result.text.includes(marker));
+        },
+        60_000,
+        20,
+      );
       noticed.push(seen);
       return Date.now() - started;
     };
     const report = (label: string, samples: number[]) => {
       const inOrder = samples.join(',');
       samples.sort((a, b) => a - b);
-      console.log(`PERF ${label} median=${samples[2]} max=${samples[4]} samples=${samples.join(',')} inOrder=${inOrder} fileEventMs=${noticed.splice(0).join(',')}`);
+      console.log(
+        `PERF ${label} median=${samples[2]} max=${samples[4]} samples=${samples.join(',')} inOrder=${inOrder} fileEventMs=${noticed.splice(0).join(',')}`,
+      );
     };
     // Edits to files the index holds: the usual save.
     const files = await api.service.engine().request('files', { projectKey: api.service.statuses()[0].key });
-    const indexed = files.map((file) => file.path).filter((file) => file.endsWith('.ts')).slice(0, 5);
+    const indexed = files
+      .map((file) => file.path)
+      .filter((file) => file.endsWith('.ts'))
+      .slice(0, 5);
     assert.equal(indexed.length, 5);
     const edits: number[] = [];
     for (const [round, relative] of indexed.entries()) {
       const marker = `perfEditMarker${round}x${Date.now()}`;
       const uri = vscode.Uri.joinPath(workspaceFolder().uri, relative);
       const before = Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');
-      edits.push(await timeUntilSearchable(marker, () => vscode.workspace.fs.writeFile(uri, Buffer.from(`${before}\nexport function ${marker}(): number {\n  return ${round};\n}\n`))));
+      edits.push(
+        await timeUntilSearchable(marker, () =>
+          vscode.workspace.fs.writeFile(uri, Buffer.from(`${before}\nexport function ${marker}(): number {\n  return ${round};\n}\n`)),
+        ),
+      );
     }
     report('editToSearchableMs', edits);
     // New files: discovery decides whether they belong, so the incremental sync runs.
@@ -63,7 +79,11 @@ describe('extension host performance', () => {
     for (let round = 0; round < 5; round++) {
       const marker = `perfMarker${round}x${Date.now()}`;
       const uri = vscode.Uri.joinPath(workspaceFolder().uri, `perf-edit-${round}.ts`);
-      created.push(await timeUntilSearchable(marker, () => vscode.workspace.fs.writeFile(uri, Buffer.from(`export function ${marker}(): number {\n  return ${round};\n}\n`))));
+      created.push(
+        await timeUntilSearchable(marker, () =>
+          vscode.workspace.fs.writeFile(uri, Buffer.from(`export function ${marker}(): number {\n  return ${round};\n}\n`)),
+        ),
+      );
     }
     report('newFileToSearchableMs', created);
   });

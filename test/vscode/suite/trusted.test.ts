@@ -51,7 +51,9 @@ describe('trusted workspace', () => {
     const manifest = extension?.packageJSON as { contributes: { commands: Array<{ command: string }> } } | undefined;
     const declared = (manifest?.contributes.commands ?? []).map((entry) => entry.command).sort();
     // VS Code adds view commands (`projectKnowledge.index.focus`, ...) of its own.
-    const registered = (await vscode.commands.getCommands(true)).filter((command) => command.startsWith('projectKnowledge.') && !command.startsWith('projectKnowledge.index.')).sort();
+    const registered = (await vscode.commands.getCommands(true))
+      .filter((command) => command.startsWith('projectKnowledge.') && !command.startsWith('projectKnowledge.index.'))
+      .sort();
     assert.deepEqual(registered, declared);
   });
 
@@ -78,7 +80,9 @@ describe('trusted workspace', () => {
     const item = nodes.find((node): node is ItemNode => node.kind === 'item' && node.file.file.path === 'src/cookies.ts');
     assert.ok(item);
     await vscode.commands.executeCommand('projectKnowledge.openSnippet', item);
-    const editor = await waitFor('the snippet editor', () => vscode.window.activeTextEditor?.document.uri.fsPath.endsWith('cookies.ts') ? vscode.window.activeTextEditor : undefined);
+    const editor = await waitFor('the snippet editor', () =>
+      vscode.window.activeTextEditor?.document.uri.fsPath.endsWith('cookies.ts') ? vscode.window.activeTextEditor : undefined,
+    );
     assert.equal(editor.selection.active.line, item.item.startLine - 1);
     const citation = await vscode.commands.executeCommand<string>('projectKnowledge.copyCitation', item);
     assert.equal(citation, `src/cookies.ts#L${item.item.startLine}-L${item.item.endLine}@${await liveSha('src/cookies.ts')}`);
@@ -90,15 +94,24 @@ describe('trusted workspace', () => {
     const uri = vscode.Uri.joinPath(workspaceFolder().uri, 'src', 'session.ts');
     const document = await vscode.workspace.openTextDocument(uri);
     const editor = await vscode.window.showTextDocument(document);
-    assert.ok(await editor.edit((builder) => builder.insert(new vscode.Position(document.lineCount, 0), '\nexport function freshlySavedMarker(): number {\n  return 42;\n}\n')));
+    assert.ok(
+      await editor.edit((builder) =>
+        builder.insert(new vscode.Position(document.lineCount, 0), '\nexport function freshlySavedMarker(): number {\n  return 42;\n}\n'),
+      ),
+    );
     assert.equal(document.isDirty, true);
     const started = Date.now();
     // On a loaded machine VS Code may abort a save when save participants time out; retry until saved.
     await waitFor('the document to be saved', async () => !document.isDirty || (await document.save()), 30_000, 100);
-    const found = await waitFor('the saved edit to be searchable', async () => {
-      const [retrieval] = await api.service.search('freshlySavedMarker');
-      return retrieval?.results.find((result) => result.path === 'src/session.ts' && result.text.includes('freshlySavedMarker'));
-    }, 20_000, 25);
+    const found = await waitFor(
+      'the saved edit to be searchable',
+      async () => {
+        const [retrieval] = await api.service.search('freshlySavedMarker');
+        return retrieval?.results.find((result) => result.path === 'src/session.ts' && result.text.includes('freshlySavedMarker'));
+      },
+      20_000,
+      25,
+    );
     console.log(`edit-to-searchable latency: ${Date.now() - started} ms`);
     assert.equal(found.sha256, await liveSha('src/session.ts'));
   });
@@ -106,11 +119,15 @@ describe('trusted workspace', () => {
   it('drops a deleted file from the index and the tree', async () => {
     const api = await activeApi();
     await vscode.workspace.fs.delete(vscode.Uri.joinPath(workspaceFolder().uri, 'src', 'obsolete.ts'));
-    await waitFor('the deleted file to leave the index', async () => {
-      await api.service.whenIdle();
-      const files = await api.service.engine().request('files', { projectKey: api.service.statuses()[0].key });
-      return !files.some((file) => file.path === 'src/obsolete.ts');
-    }, 20_000);
+    await waitFor(
+      'the deleted file to leave the index',
+      async () => {
+        await api.service.whenIdle();
+        const files = await api.service.engine().request('files', { projectKey: api.service.statuses()[0].key });
+        return !files.some((file) => file.path === 'src/obsolete.ts');
+      },
+      20_000,
+    );
     const [retrieval] = await api.service.search('obsoleteHelper');
     assert.ok(!retrieval.results.some((result) => result.path === 'src/obsolete.ts'));
     const nodes = await allNodes();
@@ -177,9 +194,16 @@ describe('trusted workspace: agent tools and the MCP server definition', () => {
   });
 
   it('declares the four navigation tools beside the search tool', () => {
-    const names = vscode.lm.tools.map((tool) => tool.name).filter((name) => name.startsWith('projectKnowledge_')).sort();
+    const names = vscode.lm.tools
+      .map((tool) => tool.name)
+      .filter((name) => name.startsWith('projectKnowledge_'))
+      .sort();
     assert.deepEqual(names, [
-      'projectKnowledge_findSymbol', 'projectKnowledge_outline', 'projectKnowledge_read', 'projectKnowledge_references', 'projectKnowledge_search',
+      'projectKnowledge_findSymbol',
+      'projectKnowledge_outline',
+      'projectKnowledge_read',
+      'projectKnowledge_references',
+      'projectKnowledge_search',
     ]);
   });
 

@@ -54,8 +54,14 @@ if (mode === 'trusted') {
       const [retrieval] = await api.service.search('parseCookieHeader cookie header', { limit: 2 });
       const entries = retrieval?.manifest.entries ?? [];
       const seen = JSON.stringify(entries.map((entry) => [entry.included, entry.reason, `${entry.path}:${entry.startLine}`]));
-      assert.ok(entries.some((entry) => entry.included && entry.reason === 'exact-symbol' && entry.path === 'src/cookies.ts'), seen);
-      assert.ok(entries.some((entry) => !entry.included), `the manifest should list excluded entries too: ${seen}`);
+      assert.ok(
+        entries.some((entry) => entry.included && entry.reason === 'exact-symbol' && entry.path === 'src/cookies.ts'),
+        seen,
+      );
+      assert.ok(
+        entries.some((entry) => !entry.included),
+        `the manifest should list excluded entries too: ${seen}`,
+      );
       await vscode.commands.executeCommand('projectKnowledge.showManifest');
       assert.equal(api.manifest.isOpen, true);
       prepared = true;

@@ -50,8 +50,13 @@ describe('Restricted Mode (untrusted workspace)', () => {
 describe('Restricted Mode: @project and #projectKnowledge', () => {
   it('the tool returns an error the model can act on, and reads nothing', async () => {
     const api = await activeApi();
-    const result = await vscode.lm.invokeTool('projectKnowledge_search', { input: { query: 'parseCookieHeader' }, toolInvocationToken: undefined });
-    const text = result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : JSON.stringify(part))).join('\n');
+    const result = await vscode.lm.invokeTool('projectKnowledge_search', {
+      input: { query: 'parseCookieHeader' },
+      toolInvocationToken: undefined,
+    });
+    const text = result.content
+      .map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : JSON.stringify(part)))
+      .join('\n');
     assert.match(text, /this workspace is not trusted, so no project source may be read/);
     assert.match(text, /Ask the user to trust the workspace, or continue without project context\./);
     assert.ok(!text.includes('[PROJECT SOURCE'), 'no quoted source');
@@ -64,8 +69,14 @@ describe('Restricted Mode: @project and #projectKnowledge', () => {
     const fake = await installFakeModel();
     fake.reset();
     const answer = await askProject(api, fake, '@project how does parseCookieHeader work?');
-    assert.match(answer.transcript.markdown, /This workspace is in Restricted Mode, so Project Knowledge does not read or quote any project source\./);
-    assert.ok(answer.transcript.buttons.some((button) => button.command === 'workbench.trust.manage'), 'a Manage Workspace Trust button');
+    assert.match(
+      answer.transcript.markdown,
+      /This workspace is in Restricted Mode, so Project Knowledge does not read or quote any project source\./,
+    );
+    assert.ok(
+      answer.transcript.buttons.some((button) => button.command === 'workbench.trust.manage'),
+      'a Manage Workspace Trust button',
+    );
     assert.deepEqual(answer.transcript.references, []);
     assert.deepEqual(answer.requests, [], 'the model received nothing');
     const search = await askProject(api, fake, '@project /search parseCookieHeader');
