@@ -7,7 +7,7 @@
  * runs beside it.
  *
  *   node out/test/quality/localization/run.js [--split tune|held-out|all] [--repos DIR]
- *       [--repo OWNER/NAME] [--max-per-repo N] [--verbose] [--localization-json FILE]
+ *       [--repo OWNER/NAME] [--max-per-repo N] [--verbose] [--localization-json FILE] [--files]
  *
  * The repositories are expected as clones with full history under `PK_LOCALIZATION_REPOS`
  * (default `/work/eval-repos`), one per repository named `owner+name`; see README.md here.
@@ -37,6 +37,8 @@ export interface LocalizationOptions {
   maxPerRepository?: number;
   verbose?: boolean;
   jsonFile?: string;
+  /** `files` ranks with the engine's file-level answer (`granularity: 'files'`) instead of snippets mapped to files. */
+  granularity?: 'snippets' | 'files';
 }
 
 /** Files a ranking lists, best first; `rank` is the 1-based position of the first answer file. */
@@ -171,6 +173,7 @@ async function runRepository(
   clone: string,
   instances: LocalizationInstance[],
   verbose: boolean,
+  granularity: 'snippets' | 'files' = 'snippets',
 ): Promise<InstanceOutcome[]> {
   // A private work tree per run: the clone is never checked out, and two runs (two helpers) can share it.
   git(clone, ['worktree', 'prune']);
@@ -187,10 +190,11 @@ async function runRepository(
       await engine.sync();
       const syncMs = performance.now() - syncStarted;
       const searchStarted = performance.now();
-      const retrieval = await engine.search(instance.query, { limit: searchLimit });
+      const retrieval = await engine.search(instance.query, { limit: searchLimit, granularity });
       const searchMs = performance.now() - searchStarted;
       const pkFiles: string[] = [];
-      for (const result of retrieval.results) if (!pkFiles.includes(result.path)) pkFiles.push(result.path);
+      const ranked = granularity === 'files' ? (retrieval.files ?? []) : retrieval.results;
+      for (const result of ranked) if (!pkFiles.includes(result.path)) pkFiles.push(result.path);
       const pkTokens = retrieval.results.reduce((sum, result) => sum + result.tokens, 0);
       const bm25Files = bm25Rank(instance.query, documents.current()).slice(0, bm25Depth);
       const outcome: InstanceOutcome = {
@@ -272,7 +276,7 @@ export async function runLocalization(options: LocalizationOptions): Promise<Loc
       continue;
     }
     const repositoryStarted = performance.now();
-    const results = await runRepository(repository, clone, selected, options.verbose === true);
+    const results = await runRepository(repository, clone, selected, options.verbose === true, options.granularity);
     outcomes.push(...results);
     const seconds = Math.round((performance.now() - repositoryStarted) / 1000);
     console.log(`  ${repository.name} (${repository.language}): ${results.length} instances in ${seconds} s`);
@@ -345,6 +349,7 @@ export function localizationOptions(argv: string[]): LocalizationOptions {
     maxPerRepository: max === undefined ? undefined : Math.trunc(Number(max)),
     verbose: argv.includes('--verbose'),
     jsonFile: optionValue(argv, '--localization-json'),
+    granularity: argv.includes('--files') ? 'files' : 'snippets',
   };
 }
 
