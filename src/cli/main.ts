@@ -6,7 +6,7 @@ import { parseCitation, ProjectEngine, UserInputError } from '../core/engine';
 import { sha256Hex } from '../core/hashing';
 import { nodePorts, type Logger } from '../core/ports';
 import { formatRankedFiles } from '../core/retrieval/fileRanking';
-import { citationOf } from '../core/retrieval/retrieve';
+import { citationOf, publishedResult } from '../core/retrieval/retrieve';
 import { displayText } from '../core/safeText';
 import { createStructuralParsers } from '../core/parsing/structuralParsers';
 import { parseArgs, positiveInteger, UsageError } from './args';
@@ -155,16 +155,7 @@ async function run(argv: string[]): Promise<number> {
           const retrieval = await engine.search(query, { limit: positiveInteger(args.flags, '--limit') });
           if (json) {
             printJson({
-              results: retrieval.results.map((result) => ({
-                path: result.path,
-                startLine: result.startLine,
-                endLine: result.endLine,
-                score: result.score,
-                symbol: result.symbol,
-                reason: result.reason,
-                sha256: result.sha256,
-                citation: result.citation,
-              })),
+              results: retrieval.results.map(publishedResult),
               manifest: retrieval.manifest,
             });
           } else if (retrieval.results.length === 0) {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Logger } from './ports';
+import { readInPieces, type Logger } from './ports';
 
 /**
  * The database file on disk: what may be opened or replaced, the writers' lock, atomic writes and
@@ -106,22 +106,10 @@ export async function readDatabaseFile(dbPath: string): Promise<DatabaseFileCont
     const header = Buffer.alloc(sqliteHeader.length);
     await handle.read(header, 0, header.length, 0);
     if (!header.equals(sqliteHeader)) throw refusal(dbPath, 'it is not a SQLite database');
-    return { identity, bytes: await readAll(handle, Number(stat.size)) };
+    return { identity, bytes: await readInPieces(handle, Number(stat.size)) };
   } finally {
     await handle.close();
   }
-}
-
-/** Reads `size` bytes in pieces: `readFile` refuses files over 2 GiB, and large indexes are. */
-async function readAll(handle: fs.promises.FileHandle, size: number, pieceBytes = 64 * 1024 * 1024): Promise<Uint8Array> {
-  const bytes = Buffer.allocUnsafe(size);
-  let offset = 0;
-  while (offset < size) {
-    const { bytesRead } = await handle.read(bytes, offset, Math.min(pieceBytes, size - offset), offset);
-    if (bytesRead === 0) break;
-    offset += bytesRead;
-  }
-  return bytes.subarray(0, offset);
 }
 
 /** The refusal for a SQLite file that is not (or cannot be proved to be) a Project Knowledge index. */

@@ -72,6 +72,18 @@ function toStat(stat: fs.Stats): FileStat {
 
 export { ContainmentError, FileTooLargeError } from './containedRead';
 
+/** Reads `size` bytes of an open file in pieces: `readFile` refuses files over 2 GiB, and large indexes are. */
+export async function readInPieces(handle: fs.promises.FileHandle, size: number, pieceBytes = 64 * 1024 * 1024): Promise<Uint8Array> {
+  const bytes = Buffer.allocUnsafe(size);
+  let offset = 0;
+  while (offset < size) {
+    const { bytesRead } = await handle.read(bytes, offset, Math.min(pieceBytes, size - offset), offset);
+    if (bytesRead === 0) break;
+    offset += bytesRead;
+  }
+  return bytes.subarray(0, offset);
+}
+
 /**
  * Reads a whole file in pieces into one buffer. `fs.readFile` refuses files over 2 GiB, and an
  * index of 50,000 files is larger: it would be discarded as unreadable and rebuilt on every open.
@@ -79,15 +91,7 @@ export { ContainmentError, FileTooLargeError } from './containedRead';
 export async function readWhole(absolutePath: string, pieceBytes = 64 * 1024 * 1024): Promise<Uint8Array> {
   const handle = await fs.promises.open(absolutePath, fs.constants.O_RDONLY);
   try {
-    const { size } = await handle.stat();
-    const bytes = Buffer.allocUnsafe(size);
-    let offset = 0;
-    while (offset < size) {
-      const { bytesRead } = await handle.read(bytes, offset, Math.min(pieceBytes, size - offset), offset);
-      if (bytesRead === 0) break;
-      offset += bytesRead;
-    }
-    return bytes.subarray(0, offset);
+    return await readInPieces(handle, (await handle.stat()).size, pieceBytes);
   } finally {
     await handle.close();
   }

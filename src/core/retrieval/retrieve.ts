@@ -41,6 +41,12 @@ export interface VerifiedSnippet {
   citation: string;
 }
 
+/** The fields of a result that `pk search --json` and the MCP `search` tool publish (SPEC §14). */
+export function publishedResult(result: VerifiedSnippet) {
+  const { path, startLine, endLine, score, symbol, reason, sha256, citation } = result;
+  return { path, startLine, endLine, score, symbol, reason, sha256, citation };
+}
+
 export interface Retrieval {
   descriptor: TaskDescriptor;
   results: VerifiedSnippet[];

@@ -5,7 +5,7 @@ import { formatFindSymbol, formatOutline, formatReferences } from '../navigation
 import type { ReferencesInput, ReferencesResult } from '../navigation/references';
 import type { FindSymbolInput, FindSymbolResult, OutlineInput, OutlineResult } from '../navigation/symbols';
 import { NavigationInputError } from '../navigation/inputError';
-import { citationOf, type RetrieveOptions } from '../retrieval/retrieve';
+import { citationOf, publishedResult, type RetrieveOptions } from '../retrieval/retrieve';
 import { quoteSnippet } from '../retrieval/prompt';
 
 /**
@@ -116,16 +116,7 @@ function searchAnswer(context: ContextBlocks): ToolAnswer {
   return {
     text,
     structured: {
-      results: retrieval.results.map((result) => ({
-        path: result.path,
-        startLine: result.startLine,
-        endLine: result.endLine,
-        score: result.score,
-        symbol: result.symbol,
-        reason: result.reason,
-        sha256: result.sha256,
-        citation: result.citation,
-      })),
+      results: retrieval.results.map(publishedResult),
       blocks: context.blocks,
       summary: context.summary,
       manifest: {
