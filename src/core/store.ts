@@ -852,20 +852,7 @@ export class IndexStore {
   }
 
   symbols(): SymbolRow[] {
-    return this.all(
-      'SELECT symbol_id, path, name, qualified_name, kind, start_line, end_line, signature, parent, file_hash FROM project_symbols ORDER BY path, start_line, qualified_name',
-    ).map((row) => ({
-      symbolId: row[0] as string,
-      path: row[1] as string,
-      name: row[2] as string,
-      qualifiedName: row[3] as string,
-      kind: row[4] as string,
-      startLine: row[5] as number,
-      endLine: row[6] as number,
-      signature: row[7] as string | null,
-      parent: row[8] as string | null,
-      fileHash: row[9] as string,
-    }));
+    return this.all(`SELECT ${symbolColumns} FROM project_symbols ORDER BY path, start_line, qualified_name`).map(toSymbol);
   }
 
   /** Current declarations whose qualified or simple name equals `name` (exact, case-sensitive), by path and line. */

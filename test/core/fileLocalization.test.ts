@@ -3,19 +3,10 @@ import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { maxSnippetsPerFile } from '../../src/core/retrieval/retrieve';
-import { RegexParser } from '../../src/core/parsing/regexParser';
-import { TreeSitterParser } from '../../src/core/parsing/treeSitterParser';
-import { Fixture, fixtureFactory, openEngine, tempFile } from './fixtures';
+import { Fixture, fixtureFactory, openEngine, structuralParsers, tempFile } from './fixtures';
 
 const repository = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(repository, 'dist', 'cli.js');
-const parsers = () => [
-  new TreeSitterParser({
-    grammarDir: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'),
-    queryDir: path.join(repository, 'grammars'),
-  }),
-  new RegexParser(),
-];
 const fixture = fixtureFactory();
 const created: Fixture[] = [];
 after(() => created.forEach((item) => item.cleanup()));
@@ -38,7 +29,7 @@ function invoices(): Record<string, string> {
 describe('file-level localization (issue 14)', () => {
   test('granularity files returns ranked, live-verified files with evidence and a score', async () => {
     const project = fixture(invoices());
-    const engine = await openEngine(project.root, { parsers: parsers() });
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
     await engine.sync();
     const result = await engine.search('invoice total', { granularity: 'files', limit: 4 });
     const files = result.files ?? [];
@@ -59,7 +50,7 @@ describe('file-level localization (issue 14)', () => {
 
   test('a file changed since indexing is re-indexed before it is ranked', async () => {
     const project = fixture(invoices());
-    const engine = await openEngine(project.root, { parsers: parsers() });
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
     await engine.sync();
     project.write('src/single0.ts', 'export function invoiceTotalOther0(invoice: Invoice): number {\n  return invoice.total - 1;\n}\n');
     const result = await engine.search('invoiceTotalOther0', { granularity: 'files' });
@@ -71,7 +62,7 @@ describe('file-level localization (issue 14)', () => {
 
   test('one file cannot crowd out the rest: past the cap, close rivals from other files go first', async () => {
     const project = fixture(invoices());
-    const engine = await openEngine(project.root, { parsers: parsers() });
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
     await engine.sync();
     const result = await engine.search('invoice total', { limit: 8 });
     const fromCrowded = result.results.filter((item) => item.path === 'src/crowded.ts').length;
@@ -85,7 +76,7 @@ describe('file-level localization (issue 14)', () => {
       'src/parser.ts': 'export function parseWidget(text: string): string {\n  return text.trim();\n}\n',
       'test/parser.test.ts': 'export function parseWidgetCase(text: string): string {\n  return parseWidget(text);\n}\n',
     });
-    const engine = await openEngine(project.root, { parsers: parsers() });
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
     await engine.sync();
     const code = await engine.search('parse widget text');
     assert.equal(code.results[0].path, 'src/parser.ts');

@@ -4,8 +4,20 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after } from 'node:test';
 import { ProjectEngine, type OpenEngineOptions } from '../../src/core/engine';
+import type { ChunkParser } from '../../src/core/parsing/chunkParser';
+import { createStructuralParsers } from '../../src/core/parsing/structuralParsers';
 import { nodePorts, type EnginePorts } from '../../src/core/ports';
 import { Random } from '../bench/random';
+
+const repository = path.resolve(__dirname, '..', '..', '..');
+
+/** The engine's structural parsers (tree-sitter, then regex) over this repository's grammars and tag queries. */
+export function structuralParsers(): ChunkParser[] {
+  return createStructuralParsers({
+    grammarDirectory: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'),
+    queryDirectory: path.join(repository, 'grammars'),
+  });
+}
 
 /** The last mtime `Fixture.edit` set, so each edit moves strictly forward (even two in the same millisecond). */
 let lastEditTime = 0;

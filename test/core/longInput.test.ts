@@ -1,19 +1,7 @@
 import assert from 'node:assert/strict';
-import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { describeTask } from '../../src/core/retrieval/descriptor';
-import { RegexParser } from '../../src/core/parsing/regexParser';
-import { TreeSitterParser } from '../../src/core/parsing/treeSitterParser';
-import { fixtureFactory, numberedLines, openEngine } from './fixtures';
-
-const repository = path.resolve(__dirname, '..', '..', '..');
-const parsers = () => [
-  new TreeSitterParser({
-    grammarDir: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'),
-    queryDir: path.join(repository, 'grammars'),
-  }),
-  new RegexParser(),
-];
+import { fixtureFactory, numberedLines, openEngine, structuralParsers } from './fixtures';
 
 const fixture = fixtureFactory();
 
@@ -127,7 +115,7 @@ describe('long inputs: stack traces of six runtimes (issue 14)', () => {
       'app/orders/ledger.py': `class Ledger:\n${numberedLines(36, '    # pad')}\n    def book(self, order):\n        if self.locked:\n            raise LedgerError("ledger is locked")\n`,
       'app/other.py': 'def unrelated():\n    return 1\n',
     });
-    const engine = await openEngine(project.root, { parsers: parsers() });
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
     await engine.sync();
     // The frames name /home/ci/build/app/...: the project holds app/orders/... under another root.
     const result = await engine.search(traces[0].trace);
@@ -195,7 +183,7 @@ describe('long inputs: pasted issue reports (issue 14)', () => {
     assert.equal(descriptor.long, true);
     assert.ok(descriptor.symbols.includes('compute_backoff_jitter'));
     assert.equal(descriptor.messagePhrase, undefined);
-    const engine = await openEngine(fixture(modules()).root, { parsers: parsers() });
+    const engine = await openEngine(fixture(modules()).root, { parsers: structuralParsers() });
     await engine.sync();
     const result = await engine.search(issue, { limit: 20 });
     assert.equal(result.results[0].path, 'pkg/throttle.py');

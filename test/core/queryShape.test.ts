@@ -1,20 +1,8 @@
 import assert from 'node:assert/strict';
-import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { wholePhraseTier, tierScores } from '../../src/core/retrieval/candidates';
 import { describeTask } from '../../src/core/retrieval/descriptor';
-import { RegexParser } from '../../src/core/parsing/regexParser';
-import { TreeSitterParser } from '../../src/core/parsing/treeSitterParser';
-import { fixtureFactory, openEngine } from './fixtures';
-
-const repository = path.resolve(__dirname, '..', '..', '..');
-const parsers = () => [
-  new TreeSitterParser({
-    grammarDir: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'),
-    queryDir: path.join(repository, 'grammars'),
-  }),
-  new RegexParser(),
-];
+import { fixtureFactory, openEngine, structuralParsers } from './fixtures';
 
 const fixture = fixtureFactory();
 
@@ -81,7 +69,7 @@ describe('query understanding by shape (issue 14)', () => {
   });
 
   test('an error message typed as it appears ranks the line that raises it above declarations named like its words', async () => {
-    const engine = await openEngine(fixture(collisions()).root, { parsers: parsers() });
+    const engine = await openEngine(fixture(collisions()).root, { parsers: structuralParsers() });
     await engine.sync();
     const result = await engine.search('Event loop is closed');
     assert.equal(result.results[0].path, 'aio/base_events.py');
@@ -96,7 +84,7 @@ describe('query understanding by shape (issue 14)', () => {
   });
 
   test('format placeholders (%s, {}, %(name)s) in the source line are tolerated', async () => {
-    const engine = await openEngine(fixture(collisions()).root, { parsers: parsers() });
+    const engine = await openEngine(fixture(collisions()).root, { parsers: structuralParsers() });
     await engine.sync();
     const lineOf = async (query: string) => {
       const top = (await engine.search(query)).results[0];
@@ -120,7 +108,7 @@ describe('query understanding by shape (issue 14)', () => {
   test('a rarely declared plain word still finds its declaration, below the exact phrase', async () => {
     const files = collisions();
     files['aio/rare.py'] = 'def reschedule(handle):\n    return handle\n';
-    const engine = await openEngine(fixture(files).root, { parsers: parsers() });
+    const engine = await openEngine(fixture(files).root, { parsers: structuralParsers() });
     await engine.sync();
     const result = await engine.search('reschedule handle later');
     const declared = result.results.find((item) => item.symbol === 'reschedule');

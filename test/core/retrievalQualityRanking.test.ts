@@ -1,20 +1,8 @@
 import assert from 'node:assert/strict';
-import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { collectCandidates, exactTierFloor, tierScores } from '../../src/core/retrieval/candidates';
 import { describeTask } from '../../src/core/retrieval/descriptor';
-import { RegexParser } from '../../src/core/parsing/regexParser';
-import { TreeSitterParser } from '../../src/core/parsing/treeSitterParser';
-import { fixtureFactory, numberedLines, openEngine } from './fixtures';
-
-const repository = path.resolve(__dirname, '..', '..', '..');
-const parsers = () => [
-  new TreeSitterParser({
-    grammarDir: path.join(repository, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm'),
-    queryDir: path.join(repository, 'grammars'),
-  }),
-  new RegexParser(),
-];
+import { fixtureFactory, numberedLines, openEngine, structuralParsers } from './fixtures';
 
 const fixture = fixtureFactory();
 
@@ -58,7 +46,7 @@ const python = {
 
 describe('tiers and candidates', () => {
   test('each kind of request reaches its tier with its reason', async () => {
-    const engine = await openEngine(fixture(python).root, { parsers: parsers() });
+    const engine = await openEngine(fixture(python).root, { parsers: structuralParsers() });
     await engine.sync();
     const top = async (query: string) => (await engine.search(query)).results[0];
     assert.equal((await top('BaseCookie.load')).reason, 'exact-qualified-symbol');
@@ -74,7 +62,7 @@ describe('tiers and candidates', () => {
   });
 
   test('a qualified name picks its declaration over same-named ones; a bare name returns them all', async () => {
-    const engine = await openEngine(fixture(python).root, { parsers: parsers() });
+    const engine = await openEngine(fixture(python).root, { parsers: structuralParsers() });
     await engine.sync();
     const qualified = await engine.search('BaseCookie.load');
     assert.equal(qualified.results[0].symbol, 'BaseCookie.load');
@@ -91,7 +79,7 @@ describe('tiers and candidates', () => {
   });
 
   test('an error message ranks the line that raises it above the exception class', async () => {
-    const engine = await openEngine(fixture(python).root, { parsers: parsers() });
+    const engine = await openEngine(fixture(python).root, { parsers: structuralParsers() });
     await engine.sync();
     const result = await engine.search("http.cookies.CookieError: Illegal key 'a b'");
     assert.equal(result.results[0].symbol, 'Morsel.set');
@@ -101,7 +89,7 @@ describe('tiers and candidates', () => {
   });
 
   test('a path with a line, and a stack trace, pick the chunk holding the line; the innermost frame first', async () => {
-    const engine = await openEngine(fixture(python).root, { parsers: parsers() });
+    const engine = await openEngine(fixture(python).root, { parsers: structuralParsers() });
     await engine.sync();
     const byLine = await engine.search('pkg/cookies.py:19');
     assert.equal(byLine.results[0].symbol, 'BaseCookie.__parse_string');
@@ -123,7 +111,7 @@ describe('tiers and candidates', () => {
   });
 
   test('collectCandidates keeps each snippet once, at its strongest reason', async () => {
-    const engine = await openEngine(fixture(python).root, { parsers: parsers() });
+    const engine = await openEngine(fixture(python).root, { parsers: structuralParsers() });
     await engine.sync();
     const candidates = await collectCandidates(engine.store, describeTask('BaseCookie.load load cookies'), 64);
     const ids = candidates.map((candidate) => candidate.snippet.id);
@@ -145,7 +133,7 @@ describe('ordering, collapsing and cutting', () => {
     project.initGit();
     for (let index = 0; index < 12; index++)
       project.edit(`noise${index}.ts`, `// quotaGuard quota guard quotaGuard quota guard (edited)\nexport const n${index} = ${index};\n`);
-    const engine = await openEngine(project.root, { parsers: parsers() });
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
     await engine.sync();
     assert.ok(engine.store.file('noise0.ts')?.modified);
     for (const semantic of [false, true]) {
@@ -161,7 +149,7 @@ describe('ordering, collapsing and cutting', () => {
 
   test('exact duplicate source collapses to one snippet and the manifest says so', async () => {
     const body = 'export function duplicatedHelper(): number {\n  return 42;\n}\n';
-    const engine = await openEngine(fixture({ 'a/copy.ts': body, 'b/copy.ts': body }).root, { parsers: parsers() });
+    const engine = await openEngine(fixture({ 'a/copy.ts': body, 'b/copy.ts': body }).root, { parsers: structuralParsers() });
     await engine.sync();
     const result = await engine.search('duplicatedHelper');
     assert.equal(result.results.length, 1);
@@ -179,7 +167,7 @@ describe('ordering, collapsing and cutting', () => {
     assert.equal(rows.length, 2);
     const result = await engine.search('overlapping windows marker');
     assert.equal(result.results.length, 2, 'a 12-line overlap of 80-line windows is less than half');
-    const nested = await openEngine(fixture(python).root, { parsers: parsers() });
+    const nested = await openEngine(fixture(python).root, { parsers: structuralParsers() });
     await nested.sync();
     const cookie = await nested.search('BaseCookie load __parse_string parsed_items');
     const ranges = cookie.results.filter((item) => item.path === 'pkg/cookies.py').map((item) => [item.startLine, item.endLine]);
@@ -202,7 +190,7 @@ describe('ordering, collapsing and cutting', () => {
     });
     project.initGit();
     project.edit('c.ts', 'export const tieBreaker = 1;;;;\n');
-    const engine = await openEngine(project.root, { parsers: parsers() });
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
     await engine.sync();
     const result = await engine.search('tieBreaker');
     assert.deepEqual(
@@ -219,7 +207,7 @@ describe('ordering, collapsing and cutting', () => {
       files[`src/mention${index}.ts`] = `// uses the rate limiter ${index}\nexport const m${index} = ${index};\n`;
     for (let index = 0; index < 40; index++)
       files[`src/other${index}.ts`] = `// unrelated module ${index} about parsing and rendering\nexport const o${index} = ${index};\n`;
-    const engine = await openEngine(fixture(files).root, { parsers: parsers() });
+    const engine = await openEngine(fixture(files).root, { parsers: structuralParsers() });
     await engine.sync();
     const lookup = await engine.search('rateLimiter');
     assert.deepEqual(
