@@ -6,21 +6,11 @@ import { classifyDirectory, classifyPath } from '../../src/core/exclusion/pathRu
 import { countMalformedUtf8, sniffContent } from '../../src/core/exclusion/contentRules';
 import { exclusionReasonDescriptions, exclusionReasons, isExclusionReason, isSecretReason } from '../../src/core/exclusion/reasons';
 import { findSecret, isSecretLikeValue, shannonEntropy } from '../../src/core/exclusion/secrets';
+import { seededRandom } from './secretCorpus';
 
 // Every secret-shaped sample below is generated here, at run time, from a seeded generator and
 // split prefixes, so the repository never holds a string that a secret scanner (or GitHub push
 // protection) would take for a real credential, and the samples are the same on every run.
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = state;
-    mixed = Math.imul(mixed ^ (mixed >>> 15), mixed | 1);
-    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const random = seededRandom(20240611);
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';

@@ -9,7 +9,16 @@ import { isExclusionReason, isSecretReason } from '../../src/core/exclusion/reas
 import { findSecretlintSecret } from '../../src/core/exclusion/secretlintLayer';
 import { findSecret } from '../../src/core/exclusion/secrets';
 import { fixtureFactory, openEngine, tempFile } from './fixtures';
-import { Draw, lookalikeCorpus, secretCorpus, secretFormats, seededRandom, syntaxes, type PlantedSecret } from './secretCorpus';
+import {
+  databaseCells,
+  Draw,
+  lookalikeCorpus,
+  secretCorpus,
+  secretFormats,
+  seededRandom,
+  syntaxes,
+  type PlantedSecret,
+} from './secretCorpus';
 
 const fixture = fixtureFactory();
 const seed = 20261201;
@@ -25,26 +34,6 @@ function searchStrings(needles: string[]): string[] {
     for (const run of needle.match(/[A-Za-z0-9]{12,}/g) ?? []) out.add(run.toLowerCase());
   }
   return [...out];
-}
-
-/** Every cell of every table (FTS shadow tables and stale rows included), lower-cased, one string per cell. */
-function databaseCells(database: { exec(sql: string): { columns: string[]; values: unknown[][] }[] }): string[] {
-  const tables = database.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0].values.map((row) => String(row[0]));
-  const cells: string[] = [];
-  for (const table of tables) {
-    const result = database.exec(`SELECT * FROM "${table.replace(/"/g, '""')}"`)[0];
-    for (const row of result?.values ?? []) {
-      for (const cell of row) {
-        if (cell === null || cell === undefined) continue;
-        const bytes = cell instanceof Uint8Array ? Buffer.from(cell) : undefined;
-        if (bytes) cells.push(bytes.toString('latin1').toLowerCase(), bytes.toString('utf8').toLowerCase());
-        // sql.js cells are numbers, strings or byte arrays (null was skipped above).
-        else if (typeof cell === 'string' || typeof cell === 'number') cells.push(String(cell).toLowerCase());
-        else assert.fail(`unexpected ${typeof cell} cell in ${table}`);
-      }
-    }
-  }
-  return cells;
 }
 
 test('generated secrets in every syntax never reach the index or any output; look-alikes stay indexed', { timeout: 600_000 }, async (t) => {

@@ -759,3 +759,26 @@ export function lookalikeCorpus(seed: number): Lookalike[] {
   );
   return out;
 }
+
+/**
+ * Every cell of every table (FTS shadow tables and stale rows included), lower-cased, one string per
+ * cell; blobs read both as UTF-8 and byte for byte. The corpus test and the gitleaks recall check scan these.
+ */
+export function databaseCells(database: { exec(sql: string): { columns: string[]; values: unknown[][] }[] }): string[] {
+  const tables = database.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0].values.map((row) => String(row[0]));
+  const cells: string[] = [];
+  for (const table of tables) {
+    const result = database.exec(`SELECT * FROM "${table.replace(/"/g, '""')}"`)[0];
+    for (const row of result?.values ?? []) {
+      for (const cell of row) {
+        if (cell === null || cell === undefined) continue;
+        const bytes = cell instanceof Uint8Array ? Buffer.from(cell) : undefined;
+        if (bytes) cells.push(bytes.toString('latin1').toLowerCase(), bytes.toString('utf8').toLowerCase());
+        // sql.js cells are numbers, strings or byte arrays (null was skipped above).
+        else if (typeof cell === 'string' || typeof cell === 'number') cells.push(String(cell).toLowerCase());
+        else throw new Error(`unexpected ${typeof cell} cell in ${table}`);
+      }
+    }
+  }
+  return cells;
+}

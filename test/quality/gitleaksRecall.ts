@@ -17,6 +17,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import RandExp from 'randexp';
 import { parse } from 'smol-toml';
+import { databaseCells } from '../core/secretCorpus';
 import { ProjectEngine } from '../../src/core/engine';
 import { nodePorts } from '../../src/core/ports';
 
@@ -312,25 +313,6 @@ function generate(rule: Rule, global: Allowlist[], count: number, seen: Set<stri
   }
   const reason = [...rejected].sort((a, b) => b[1] - a[1])[0]?.[0];
   return { secrets, reason };
-}
-
-/** Every cell of every table, lower-cased; blobs read both as UTF-8 and byte for byte. */
-function databaseCells(database: { exec(sql: string): { columns: string[]; values: unknown[][] }[] }): string[] {
-  const tables = database.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0].values.map((row) => String(row[0]));
-  const cells: string[] = [];
-  for (const table of tables) {
-    const result = database.exec(`SELECT * FROM "${table.replace(/"/g, '""')}"`)[0];
-    for (const row of result?.values ?? []) {
-      for (const cell of row) {
-        if (cell === null || cell === undefined) continue;
-        if (cell instanceof Uint8Array)
-          cells.push(Buffer.from(cell).toString('latin1').toLowerCase(), Buffer.from(cell).toString('utf8').toLowerCase());
-        else if (typeof cell === 'string') cells.push(cell.toLowerCase());
-        else if (typeof cell === 'number') cells.push(String(cell));
-      }
-    }
-  }
-  return cells;
 }
 
 /** The secret, and each run of 16+ letters and digits in it: the full-text index stores words, not punctuated tokens. */
