@@ -83,9 +83,24 @@ export interface ReadSnippet {
 export interface ContextBlocks {
   preamble: string;
   blocks: string[];
+  /** The manifest `snippetId` of each block, in the order of `blocks`. */
+  blockIds: string[];
   summary: string;
   retrieval: Retrieval;
 }
+
+/** What one `syncChanges` did: the edited paths alone (`quick`) or a discovery sync with its report. */
+export interface SyncOutcome {
+  path: 'quick' | 'discovery';
+  /** Files re-indexed or removed. */
+  changed: number;
+  report: SyncReport | null;
+  /** Whether changes are still waiting to be written to the database (`persist: false`, or nothing asked). */
+  unsaved: boolean;
+}
+
+/** At most this many edited paths are re-indexed alone; more run discovery, which then costs less than each file alone. */
+const maxQuickPaths = 64;
 
 /**
  * One project's index: the only object the CLI and the extension talk to. It serializes its
@@ -171,6 +186,41 @@ export class ProjectEngine {
     });
   }
 
+  /**
+   * The extension's one sync. Edited `paths` the index already holds are re-indexed alone, in
+   * milliseconds; no paths, too many, `full`, or a path discovery must judge (new, an ignore file)
+   * run the discovery sync. `persist: false` leaves the database unwritten for the next sync or close.
+   */
+  async syncChanges(options: {
+    paths?: string[];
+    full?: boolean;
+    persist: boolean;
+    onProgress?: (progress: SyncProgress) => void;
+    signal?: AbortSignal;
+  }): Promise<SyncOutcome> {
+    const { paths, full, persist } = options;
+    if (paths && paths.length > 0 && paths.length <= maxQuickPaths && full !== true) {
+      const quick = await this.syncKnownFiles(paths);
+      if (quick) {
+        const saved = persist && (await this.serialize(() => this.project.store.persist()));
+        // A database another writer replaced is merged by the discovery sync, as for any sync.
+        if (persist && !saved && this.project.store.supersededOnDisk) return this.discoverySync(options);
+        return { path: 'quick', changed: quick.reindexed + quick.removed, report: null, unsaved: this.unsaved };
+      }
+    }
+    return this.discoverySync(options);
+  }
+
+  private async discoverySync(options: Parameters<ProjectEngine['syncChanges']>[0]): Promise<SyncOutcome> {
+    const report = await this.sync(options);
+    return { path: 'discovery', changed: report.reindexed + report.removed, report, unsaved: this.unsaved };
+  }
+
+  /** Changes not yet written to the database file (never true for an index kept in memory). */
+  private get unsaved(): boolean {
+    return this.dbPath !== undefined && this.project.store.needsPersist;
+  }
+
   /** Re-indexes edited files the index already holds, without discovery; undefined when an incremental sync must decide (see `syncKnownFiles`). */
   syncKnownFiles(paths: string[]): Promise<{ reindexed: number; removed: number } | undefined> {
     return this.serialize(() => syncKnownFiles(this.project, paths));
@@ -184,7 +234,8 @@ export class ProjectEngine {
   async context(query: string, options: RetrieveOptions = {}): Promise<ContextBlocks> {
     const retrieval = await this.search(query, options);
     const blocks = retrieval.results.map((result) => quoteSnippet({ ...result, relevance: relevanceOf(result) }));
-    return { preamble: quotedDataPreamble, blocks, summary: summarizeManifest(retrieval.manifest), retrieval };
+    const blockIds = retrieval.results.map((result) => result.id);
+    return { preamble: quotedDataPreamble, blocks, blockIds, summary: summarizeManifest(retrieval.manifest), retrieval };
   }
 
   symbols(): Promise<SymbolRow[]> {

@@ -750,7 +750,7 @@ async function workerIndex(root: string, bounds: Bounds, repoRoot: string, label
     const busy = monitorEventLoopDelay({ resolution });
     busy.enable();
     const started = performance.now();
-    await client.request('sync', { projectKey, full: true });
+    await client.request('sync', { projectKey, full: true, persist: true });
     const seconds = (performance.now() - started) / 1000;
     busy.disable();
     const health = await client.request('health', { projectKey });

@@ -86,3 +86,37 @@ describe('edited files re-indexed without discovery', () => {
     await engine.close();
   });
 });
+
+describe('syncChanges: the engine alone picks the quick path or discovery', () => {
+  test('known edited paths are re-indexed alone; persist decides whether the database is written', async () => {
+    const { fixture, dbPath, engine, onDisk } = await syncedWithDatabase('changes.sqlite');
+    fixture.edit('src/ledger.ts', 'export const quickPathPangolin = 1;\n');
+    const quick = await engine.syncChanges({ paths: ['src/ledger.ts'], persist: false });
+    assert.deepEqual(quick, { path: 'quick', changed: 1, report: null, unsaved: true });
+    assert.ok(fs.readFileSync(dbPath).equals(onDisk), 'persist: false wrote nothing');
+    fixture.edit('src/audit.ts', 'export const persistedPangolin = 2;\n');
+    const written = await engine.syncChanges({ paths: ['src/audit.ts'], persist: true });
+    assert.deepEqual(written, { path: 'quick', changed: 1, report: null, unsaved: false });
+    assert.ok(!fs.readFileSync(dbPath).equals(onDisk), 'persist: true wrote both edits');
+    const reopened = await openEngine(fixture.root, { dbPath });
+    assert.equal((await reopened.sync()).read, 0, 'a reopened index re-reads neither edited file');
+    await reopened.close();
+    await engine.close();
+  });
+
+  test('a new path, no paths or full run discovery', async () => {
+    const { fixture, engine } = await syncedWithDatabase('discovery.sqlite');
+    fixture.write('src/new.ts', 'export const discoveredNumbat = 1;\n');
+    const created = await engine.syncChanges({ paths: ['src/new.ts'], persist: false });
+    assert.equal(created.path, 'discovery');
+    assert.equal(created.changed, 1);
+    assert.equal(created.report?.reindexed, 1);
+    assert.equal(created.unsaved, true);
+    const none = await engine.syncChanges({ persist: true });
+    assert.equal(none.path, 'discovery');
+    assert.equal(none.unsaved, false);
+    const full = await engine.syncChanges({ paths: ['src/ledger.ts'], full: true, persist: true });
+    assert.equal(full.report?.full, true);
+    await engine.close();
+  });
+});

@@ -4,7 +4,7 @@ import { ProjectEngine } from '../engine';
 import { countingPorts, nodePorts, type Logger, type PortCounters } from '../ports';
 import { createStructuralParsers } from '../parsing/structuralParsers';
 import { runToolWithInput } from '../tools/toolSet';
-import type { RequestMap, RequestMessage, RequestName, WorkerMessage } from './protocol';
+import type { RequestMap, RequestMessage, RequestName, TreeDirectory, TreeFile, WorkerMessage } from './protocol';
 
 /**
  * The worker thread that owns every project engine of one extension host, so parsing, hashing
@@ -27,14 +27,13 @@ const grammarDirectory = path.join(__dirname, 'grammars');
 
 const aborts = new Map<string, AbortController>();
 
-async function runSync(projectKey: string, full: boolean, persist = true) {
+async function runSync(projectKey: string, params: { paths?: string[]; full?: boolean; persist: boolean }) {
   const engine = engineFor(projectKey);
   const controller = new AbortController();
   aborts.set(projectKey, controller);
   try {
-    return await engine.sync({
-      full,
-      persist,
+    return await engine.syncChanges({
+      ...params,
       signal: controller.signal,
       onProgress: (progress) => post({ type: 'progress', projectKey, progress }),
     });
@@ -47,6 +46,20 @@ function engineFor(projectKey: string): ProjectEngine {
   const engine = engines.get(projectKey);
   if (!engine) throw new Error(`No open project ${projectKey}`);
   return engine;
+}
+
+/** Splits the sorted file list into the direct children of `directory`. */
+export function directoryOf(files: TreeFile[], directory: string): TreeDirectory {
+  const prefix = directory ? `${directory}/` : '';
+  const directories = new Set<string>();
+  const direct: TreeFile[] = [];
+  for (const file of files) {
+    if (!file.path.startsWith(prefix)) continue;
+    const slash = file.path.indexOf('/', prefix.length);
+    if (slash === -1) direct.push(file);
+    else directories.add(file.path.slice(0, slash));
+  }
+  return { directories: [...directories].sort(), files: direct };
 }
 
 type Handlers = { [N in RequestName]: (params: RequestMap[N]['params']) => Promise<RequestMap[N]['result']> };
@@ -65,15 +78,7 @@ const handlers: Handlers = {
     engines.set(projectKey, engine);
     return { root: engine.root, loadedFromDisk: engine.loadedFromDisk, openNote: engine.openNote };
   },
-  sync: ({ projectKey, full }) => runSync(projectKey, full === true),
-  async syncPaths({ projectKey, paths }) {
-    // Edited files the index holds are re-indexed alone; a path discovery must judge runs the
-    // incremental sync. Neither writes the database: the caller's next sync does.
-    const quick = await engineFor(projectKey).syncKnownFiles(paths);
-    if (quick) return { changed: quick.reindexed + quick.removed, report: null };
-    const report = await runSync(projectKey, false, false);
-    return { changed: report.reindexed + report.removed, report };
-  },
+  sync: ({ projectKey, paths, full, persist }) => runSync(projectKey, { paths, full, persist }),
   async cancel({ projectKey }) {
     aborts.get(projectKey)?.abort();
     return null;
@@ -89,6 +94,7 @@ const handlers: Handlers = {
   read: ({ projectKey, citation }) => engineFor(projectKey).read(citation),
   tool: ({ projectKey, name, input }) => runToolWithInput(engineFor(projectKey), name, input),
   files: ({ projectKey }) => engineFor(projectKey).files(),
+  directory: async ({ projectKey, path: directory }) => directoryOf(await engineFor(projectKey).files(), directory),
   fileItems: ({ projectKey, path: relativePath }) => engineFor(projectKey).fileItems(relativePath),
   async close({ projectKey }) {
     await engines.get(projectKey)?.close();

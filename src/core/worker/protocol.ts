@@ -3,8 +3,8 @@ import type { IndexBounds, EngineOptions } from '../options';
 import type { PortCounters } from '../ports';
 import type { Retrieval, RetrieveOptions } from '../retrieval/retrieve';
 import type { SymbolRow } from '../store';
-import type { SyncProgress, SyncReport } from '../sync';
-import type { ContextBlocks, ReadSnippet } from '../engine';
+import type { SyncProgress } from '../sync';
+import type { ContextBlocks, ReadSnippet, SyncOutcome } from '../engine';
 import type { ReferencesInput, ReferencesResult } from '../navigation/references';
 import type { FindSymbolInput, FindSymbolResult, OutlineInput, OutlineResult } from '../navigation/symbols';
 import type { ToolAnswer, ToolName } from '../tools/toolSet';
@@ -17,10 +17,9 @@ export interface RequestMap {
     params: { projectKey: string; root: string; dbPath?: string; options?: EngineOptionsInput };
     result: { root: string; loadedFromDisk: boolean; openNote?: string };
   };
-  sync: { params: { projectKey: string; full?: boolean }; result: SyncReport };
+  /** The one sync: the engine decides between re-indexing `paths` alone and discovery (`ProjectEngine.syncChanges`). */
+  sync: { params: { projectKey: string; paths?: string[]; full?: boolean; persist: boolean }; result: SyncOutcome };
   cancel: { params: { projectKey: string }; result: null };
-  /** `report` is null when the edited files were re-indexed alone, without the incremental sync. The database is not written: the caller syncs again. */
-  syncPaths: { params: { projectKey: string; paths: string[] }; result: { changed: number; report: SyncReport | null } };
   search: { params: { projectKey: string; query: string; options?: RetrieveOptions }; result: Retrieval };
   context: { params: { projectKey: string; query: string; options?: RetrieveOptions }; result: ContextBlocks };
   symbols: { params: { projectKey: string }; result: SymbolRow[] };
@@ -36,6 +35,8 @@ export interface RequestMap {
   /** One agent tool, its raw input checked in the worker (the same `runTool` as `pk mcp`). */
   tool: { params: { projectKey: string; name: ToolName; input: unknown }; result: ToolAnswer };
   files: { params: { projectKey: string }; result: TreeFile[] };
+  /** One directory of the tree view: its subdirectories and files, never the whole list. */
+  directory: { params: { projectKey: string; path: string }; result: TreeDirectory };
   fileItems: { params: { projectKey: string; path: string }; result: TreeItem[] };
   close: { params: { projectKey: string }; result: null };
   counters: { params: Record<string, never>; result: PortCounters & { engineOpens: number } };
@@ -50,6 +51,12 @@ export interface TreeFile {
   modified: boolean;
   parser: string;
   sha256: string;
+}
+
+/** The direct children of one indexed directory (`''` is the root), each sorted by path. */
+export interface TreeDirectory {
+  directories: string[];
+  files: TreeFile[];
 }
 
 /** A declaration or snippet of one file (never its source text). */
