@@ -1,11 +1,13 @@
 import * as vscode from 'vscode';
 import { formatHealth } from '../core/health';
 import { summarizeManifest } from '../core/retrieval/manifest';
-import { quotedDataPreamble } from '../core/retrieval/prompt';
+import type { Manifest } from '../core/retrieval/manifest';
 import type { VerifiedSnippet } from '../core/retrieval/retrieve';
 import { describeCommandError, describeModelError } from './chatErrors';
 import { readConfig } from './config';
-import type { IndexService } from './indexService';
+import { Disposable } from './lifecycle';
+import { manifestAsSent } from './modelManifest';
+import type { QuotedBlock, WorkspaceIndex } from './workspaceIndex';
 
 export const participantId = 'projectKnowledge.project';
 
@@ -94,15 +96,17 @@ function attachedPaths(request: vscode.ChatRequest): string[] {
 }
 
 /** The `@project` participant: grounded answers from quoted, live-verified project source. */
-export class ProjectParticipant implements vscode.Disposable {
+export class ProjectParticipant extends Disposable {
   constructor(
-    private readonly service: IndexService,
+    private readonly index: WorkspaceIndex,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
+  ) {
+    super();
+  }
 
-  private readonly onDidRespondEmitter = new vscode.EventEmitter<ChatTranscript>();
+  private readonly _onDidRespond = this._register(new vscode.EventEmitter<ChatTranscript>());
   /** Fires after each response with what it showed (markdown, anchors, references, buttons, result). */
-  readonly onDidRespond = this.onDidRespondEmitter.event;
+  readonly onDidRespond = this._onDidRespond.event;
 
   handle = async (
     request: vscode.ChatRequest,
@@ -121,7 +125,7 @@ export class ProjectParticipant implements vscode.Disposable {
       stream.markdown(describeCommandError(kind, error));
       result = { metadata: { kind, snippets: 0 } satisfies ResultMetadata };
     }
-    this.onDidRespondEmitter.fire({
+    this._onDidRespond.fire({
       command: kind,
       markdown: stream.markdowns.join(''),
       anchors: stream.anchors,
@@ -153,10 +157,6 @@ export class ProjectParticipant implements vscode.Disposable {
     }
   }
 
-  dispose(): void {
-    this.onDidRespondEmitter.dispose();
-  }
-
   private untrustedNotice(stream: vscode.ChatResponseStream): void {
     stream.markdown(
       vscode.l10n.t(
@@ -175,7 +175,7 @@ export class ProjectParticipant implements vscode.Disposable {
     const messages: vscode.LanguageModelChatMessage[] = [];
     const included: Array<{ folder: vscode.WorkspaceFolder; result: VerifiedSnippet }> = [];
     let contextNote: string | undefined;
-    if (!vscode.workspace.isTrusted) {
+    if (!this.index.trusted) {
       this.untrustedNotice(stream);
       return { metadata: { kind: 'ask', snippets: 0 } satisfies ResultMetadata };
     }
@@ -184,28 +184,44 @@ export class ProjectParticipant implements vscode.Disposable {
       // The preamble, the request and the source together stay within the model's input limit
       // (less the reserve) and the source within the prompt budget setting.
       const inputBudget = Math.floor(model.maxInputTokens * (1 - answerReserveRatio));
-      const fixed = (await model.countTokens(quotedDataPreamble, token)) + (await model.countTokens(request.prompt, token));
-      const budget = Math.min(readConfig().promptBudget, inputBudget - fixed);
-      if (budget <= 0) throw new RangeError(vscode.l10n.t('the request leaves no room for project source within the model input limit'));
-      const contexts = await this.service.context(request.prompt, { attachedPaths: attachedPaths(request), budgetTokens: budget });
+      const requestTokens = await model.countTokens(request.prompt, token);
+      const retrievalBudget = Math.min(readConfig().promptBudget, inputBudget - requestTokens);
+      if (retrievalBudget <= 0)
+        throw new RangeError(vscode.l10n.t('the request leaves no room for project source within the model input limit'));
+      const contexts = await this.index.context(
+        request.prompt,
+        { attachedPaths: attachedPaths(request), budgetTokens: retrievalBudget },
+        false,
+      );
       if (token.isCancellationRequested) return { metadata: { kind: 'ask', snippets: 0 } satisfies ResultMetadata };
+      const preamble = contexts.find((context) => context.blocks.length > 0)?.preamble;
+      // The worker's own preamble goes first; the model's tokenizer has the last word on what fits.
+      const preambleTokens = preamble ? await model.countTokens(preamble, token) : 0;
+      const budget = Math.min(readConfig().promptBudget, inputBudget - requestTokens - preambleTokens);
       let used = 0;
       let matched = 0;
-      const blocks: string[] = [];
+      const sent: QuotedBlock[] = [];
+      const manifests: Manifest[] = [];
       for (const context of contexts) {
         matched += context.blocks.length;
-        for (let index = 0; index < context.blocks.length; index++) {
-          // The model's own tokenizer has the last word on what fits.
-          const counted = await model.countTokens(context.blocks[index], token);
-          if (used + counted > budget) continue;
+        const dropped = new Set<string>();
+        for (const block of context.blocks) {
+          const counted = await model.countTokens(block.text, token);
+          if (used + counted > budget) {
+            dropped.add(block.snippetId);
+            continue;
+          }
           used += counted;
-          blocks.push(context.blocks[index]);
-          included.push({ folder: context.folder, result: context.retrieval.results[index] });
+          sent.push(block);
+          included.push({ folder: context.folder, result: block.result });
         }
+        manifests.push(manifestAsSent(context.retrieval.manifest, dropped));
       }
-      if (blocks.length > 0) {
-        messages.push(vscode.LanguageModelChatMessage.User(quotedDataPreamble));
-        for (const block of blocks) messages.push(vscode.LanguageModelChatMessage.User(block));
+      // The manifest shown is the record of what the model received.
+      if (manifests[0]) this.index.publishManifest(manifests[0]);
+      if (preamble && sent.length > 0) {
+        messages.push(vscode.LanguageModelChatMessage.User(preamble));
+        for (const block of sent) messages.push(vscode.LanguageModelChatMessage.User(block.text));
       } else if (matched > 0) {
         contextNote = vscode.l10n.t('The matching project source does not fit the model input limit, so the answer does not quote any.');
       } else {
@@ -249,7 +265,7 @@ export class ProjectParticipant implements vscode.Disposable {
   }
 
   private async search(request: vscode.ChatRequest, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
-    if (!vscode.workspace.isTrusted) {
+    if (!this.index.trusted) {
       this.untrustedNotice(stream);
       return { metadata: { kind: 'search', snippets: 0 } satisfies ResultMetadata };
     }
@@ -258,7 +274,7 @@ export class ProjectParticipant implements vscode.Disposable {
       return { metadata: { kind: 'search', snippets: 0 } satisfies ResultMetadata };
     }
     stream.progress(vscode.l10n.t('Searching the project index…'));
-    const retrievals = await this.service.search(request.prompt, { attachedPaths: attachedPaths(request) });
+    const retrievals = await this.index.search(request.prompt, { attachedPaths: attachedPaths(request) });
     let count = 0;
     for (const retrieval of retrievals) {
       for (const result of retrieval.results) {
@@ -276,7 +292,7 @@ export class ProjectParticipant implements vscode.Disposable {
   }
 
   private async symbol(request: vscode.ChatRequest, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
-    if (!vscode.workspace.isTrusted) {
+    if (!this.index.trusted) {
       this.untrustedNotice(stream);
       return { metadata: { kind: 'symbol', snippets: 0 } satisfies ResultMetadata };
     }
@@ -285,7 +301,7 @@ export class ProjectParticipant implements vscode.Disposable {
       stream.markdown(vscode.l10n.t('Type a symbol name after /symbol, for example `/symbol Session.send`.'));
       return { metadata: { kind: 'symbol', snippets: 0 } satisfies ResultMetadata };
     }
-    const retrievals = await this.service.search(name);
+    const retrievals = await this.index.search(name);
     let count = 0;
     for (const retrieval of retrievals) {
       for (const result of retrieval.results.filter(
@@ -303,45 +319,35 @@ export class ProjectParticipant implements vscode.Disposable {
   }
 
   private manifest(stream: vscode.ChatResponseStream): vscode.ChatResult {
-    const manifest = this.service.lastManifest;
+    const manifest = this.index.lastManifest;
     stream.markdown(manifest ? summarizeManifest(manifest) : vscode.l10n.t('No retrieval has run yet.'));
     void vscode.commands.executeCommand('projectKnowledge.showManifest');
     return { metadata: { kind: 'manifest', snippets: 0 } satisfies ResultMetadata };
   }
 
   private async health(stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
-    if (!vscode.workspace.isTrusted) {
+    if (!this.index.trusted) {
       stream.markdown(vscode.l10n.t('Status: untrusted. Nothing is indexed in Restricted Mode.'));
       return { metadata: { kind: 'health', snippets: 0 } satisfies ResultMetadata };
     }
-    const statuses = this.service.statuses();
-    if (statuses.length === 0) stream.markdown(vscode.l10n.t('No workspace folder is open.') + '\n\n');
-    for (const status of statuses) {
-      if (!status.opened) {
-        stream.markdown(`${status.folder.name}: ${status.state}${status.message ? ` — ${status.message}` : ''}\n\n`);
-        continue;
-      }
-      try {
-        const health = await this.service.engine().request('health', { projectKey: status.key });
-        if (status.pendingPaths.size > 0)
-          health.warnings.push(vscode.l10n.t('{0} changed files are waiting to be re-indexed.', status.pendingPaths.size));
-        stream.markdown('```text\n' + formatHealth(health) + '\n```\n');
-      } catch (error) {
-        stream.markdown(
-          vscode.l10n.t('Health of {0} is unavailable: {1}', status.folder.name, error instanceof Error ? error.message : String(error)) +
-            '\n\n',
-        );
-      }
+    const reports = await this.index.health();
+    if (reports.length === 0) stream.markdown(vscode.l10n.t('No workspace folder is open.') + '\n\n');
+    for (const report of reports) {
+      if (report.health) stream.markdown('```text\n' + formatHealth(report.health) + '\n```\n');
+      else if (report.error !== undefined)
+        stream.markdown(vscode.l10n.t('Health of {0} is unavailable: {1}', report.folder.name, report.error) + '\n\n');
+      else stream.markdown(`${report.folder.name}: ${report.state}${report.message ? ` — ${report.message}` : ''}\n\n`);
     }
-    if (this.service.feedback.size > 0) {
-      const counts = [...this.service.feedback].map(([kind, count]) => `- ${kind}: ${count.helpful}/${count.unhelpful}`).join('\n');
+    const feedback = this.index.feedback();
+    if (feedback.length > 0) {
+      const counts = feedback.map(([kind, count]) => `- ${kind}: ${count.helpful}/${count.unhelpful}`).join('\n');
       stream.markdown(vscode.l10n.t('Chat feedback (helpful/unhelpful):') + '\n\n' + counts + '\n');
     }
     return { metadata: { kind: 'health', snippets: 0 } satisfies ResultMetadata };
   }
 
   private rebuild(stream: vscode.ChatResponseStream): vscode.ChatResult {
-    if (!vscode.workspace.isTrusted) {
+    if (!this.index.trusted) {
       this.untrustedNotice(stream);
     } else {
       stream.markdown(vscode.l10n.t('Rebuilding reads every file of the workspace again. Press the button to confirm.') + '\n\n');
@@ -359,20 +365,17 @@ export class ProjectParticipant implements vscode.Disposable {
 
   feedback = (event: vscode.ChatResultFeedback): void => {
     const kind = (event.result.metadata as ResultMetadata | undefined)?.kind ?? 'unknown';
-    const counts = this.service.feedback.get(kind) ?? { helpful: 0, unhelpful: 0 };
-    if (event.kind === vscode.ChatResultFeedbackKind.Helpful) counts.helpful++;
-    else counts.unhelpful++;
-    this.service.feedback.set(kind, counts);
+    this.index.recordFeedback(kind, event.kind === vscode.ChatResultFeedbackKind.Helpful);
   };
 }
 
 export function registerChatParticipant(
   context: vscode.ExtensionContext,
-  service: IndexService,
+  index: WorkspaceIndex,
   log: vscode.LogOutputChannel,
 ): ProjectParticipant | undefined {
   if (!vscode.chat?.createChatParticipant) return undefined;
-  const participant = new ProjectParticipant(service, log);
+  const participant = new ProjectParticipant(index, log);
   const registered = vscode.chat.createChatParticipant(participantId, participant.handle);
   registered.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.svg');
   registered.followupProvider = { provideFollowups: participant.followups };

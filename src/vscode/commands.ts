@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
 import { formatHealth } from '../core/health';
 import type { VerifiedSnippet } from '../core/retrieval/retrieve';
-import type { IndexService } from './indexService';
 import type { ManifestPanel } from './manifestPanel';
 import { ItemNode } from './treeView';
+import type { FolderHealth, WorkspaceIndex } from './workspaceIndex';
 
 export interface CommandContext {
-  service: IndexService;
+  index: WorkspaceIndex;
   manifest: ManifestPanel;
   log: vscode.LogOutputChannel;
 }
@@ -25,8 +25,8 @@ async function openSnippet(target: SnippetTarget): Promise<void> {
   if (editor) editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
 }
 
-function requireTrust(): boolean {
-  if (vscode.workspace.isTrusted) return true;
+function requireTrust(index: WorkspaceIndex): boolean {
+  if (index.trusted) return true;
   void vscode.window
     .showWarningMessage(
       vscode.l10n.t('Project Knowledge works only in trusted workspaces. Trust this folder to index it.'),
@@ -38,12 +38,19 @@ function requireTrust(): boolean {
   return false;
 }
 
+/** One folder's section of the health check: the engine's report, or the folder's state and why. */
+function healthSection(report: FolderHealth): string {
+  if (report.health) return formatHealth(report.health);
+  if (report.error !== undefined) return vscode.l10n.t('Health of {0} is unavailable: {1}', report.folder.name, report.error);
+  return vscode.l10n.t('Project Knowledge health: {0}\nRoot: {1}\n{2}', report.state, report.folder.uri.fsPath, report.message ?? '');
+}
+
 /** Every command: one flat registry of small factories; the `projectKnowledge.` prefix is added in one place. */
 export const commandFactories: Record<string, (context: CommandContext) => (...args: never[]) => unknown> = {
   rebuildIndex:
-    ({ service }) =>
+    ({ index }) =>
     async (confirmed?: boolean) => {
-      if (!requireTrust()) return;
+      if (!requireTrust(index)) return;
       const rebuild = vscode.l10n.t('Rebuild');
       const answer =
         confirmed === true
@@ -54,57 +61,47 @@ export const commandFactories: Record<string, (context: CommandContext) => (...a
               rebuild,
             );
       if (answer !== rebuild) return;
-      await service.rebuild();
+      await vscode.window.withProgress(
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: vscode.l10n.t('Rebuilding the Project Knowledge index'),
+          cancellable: true,
+        },
+        (progress, token) =>
+          index.rebuild((folder, update) => {
+            if (update.phase === 'indexing' && update.total > 0)
+              progress.report({ message: vscode.l10n.t('{0}: {1} of {2} files', folder.name, update.done, update.total) });
+          }, token),
+      );
     },
 
   indexWorkspace:
-    ({ service }) =>
+    ({ index }) =>
     async () => {
-      if (!requireTrust()) return;
-      await service.refreshFolders();
+      if (!requireTrust(index)) return;
       // Resolves once every folder's sync has settled, so the state it leaves is the final one.
-      await Promise.all(service.statuses().map((status) => service.runSync(status)));
+      await index.syncAll();
     },
 
   healthCheck:
-    ({ service }) =>
+    ({ index }) =>
     async () => {
       const sections: string[] = [];
-      if (!vscode.workspace.isTrusted) {
+      if (!index.trusted) {
         sections.push(
           vscode.l10n.t(
             'Project Knowledge health: untrusted\nThis workspace is in Restricted Mode. Nothing was enumerated, no git command ran and no stored index was opened.',
           ),
         );
       } else {
-        for (const status of service.statuses()) {
-          if (!status.opened) {
-            sections.push(
-              vscode.l10n.t('Project Knowledge health: {0}\nRoot: {1}\n{2}', status.state, status.folder.uri.fsPath, status.message ?? ''),
-            );
-            continue;
-          }
-          try {
-            const health = await service.engine().request('health', { projectKey: status.key });
-            if (status.pendingPaths.size > 0)
-              health.warnings.push(vscode.l10n.t('{0} changed files are waiting to be re-indexed.', status.pendingPaths.size));
-            sections.push(formatHealth(health));
-          } catch (error) {
-            sections.push(
-              vscode.l10n.t(
-                'Health of {0} is unavailable: {1}',
-                status.folder.name,
-                error instanceof Error ? error.message : String(error),
-              ),
-            );
-          }
-        }
+        sections.push(...(await index.health()).map(healthSection));
         if (sections.length === 0) sections.push(vscode.l10n.t('No workspace folder is open.'));
-        if (service.feedback.size > 0) {
+        const feedback = index.feedback();
+        if (feedback.length > 0) {
           sections.push(
             vscode.l10n.t('Chat feedback (helpful/unhelpful):') +
               '\n' +
-              [...service.feedback].map(([kind, counts]) => `  ${kind}: ${counts.helpful}/${counts.unhelpful}`).join('\n'),
+              feedback.map(([kind, counts]) => `  ${kind}: ${counts.helpful}/${counts.unhelpful}`).join('\n'),
           );
         }
       }
@@ -120,9 +117,9 @@ export const commandFactories: Record<string, (context: CommandContext) => (...a
     },
 
   searchSnippets:
-    ({ service, log }) =>
+    ({ index, log }) =>
     async () => {
-      if (!requireTrust()) return;
+      if (!requireTrust(index)) return;
       type Pick = vscode.QuickPickItem & { result?: VerifiedSnippet; folder?: vscode.WorkspaceFolder };
       const quickPick = vscode.window.createQuickPick<Pick>();
       quickPick.placeholder = vscode.l10n.t('Search symbols, paths, phrases or words');
@@ -137,7 +134,7 @@ export const commandFactories: Record<string, (context: CommandContext) => (...a
           return;
         }
         quickPick.busy = true;
-        service
+        index
           .search(value)
           .then(
             (retrievals) => {
@@ -198,12 +195,12 @@ export const commandFactories: Record<string, (context: CommandContext) => (...a
   },
 
   revealInManifest:
-    ({ service, manifest }) =>
+    ({ index, manifest }) =>
     async (target?: ItemNode) => {
-      if (!(target instanceof ItemNode) || !requireTrust()) return;
+      if (!(target instanceof ItemNode) || !requireTrust(index)) return;
       const query = target.item.kind === 'window' ? target.file.file.path : target.item.label;
-      await service.search(query);
-      const entry = service.lastManifest?.entries.find(
+      await index.search(query);
+      const entry = index.lastManifest?.entries.find(
         (candidate) =>
           candidate.path === target.file.file.path &&
           candidate.startLine <= target.item.startLine &&

@@ -1,18 +1,19 @@
 import * as vscode from 'vscode';
 import { type ProjectParticipant, registerChatParticipant } from './chatParticipant';
 import { registerCommands } from './commands';
-import { reindexSettings } from './config';
-import { IndexService } from './indexService';
+import { registerFileEvents } from './fileEvents';
 import { ManifestPanel } from './manifestPanel';
 import { registerMcpDefinitions, type McpDefinitions } from './mcpProvider';
 import { registerNavigationTools } from './navigationTools';
 import { registerSearchTool } from './searchTool';
 import { registerStatusBar } from './statusBar';
 import { IndexTreeProvider } from './treeView';
+import { WorkspaceIndex } from './workspaceIndex';
 
 /** What the extension returns from `activate`; the extension-host tests use it. */
 export interface ProjectKnowledgeApi {
-  service: IndexService;
+  /** The facade every view, command, chat and tool goes through. */
+  index: WorkspaceIndex;
   tree: IndexTreeProvider;
   manifest: ManifestPanel;
   /** The `@project` participant (undefined where chat is unavailable); tests listen to `onDidRespond`. */
@@ -22,58 +23,36 @@ export interface ProjectKnowledgeApi {
   activationMs: number;
 }
 
+/** The index of the running extension, so `deactivate` can wait for its last write. */
+let active: WorkspaceIndex | undefined;
+
 export async function activate(context: vscode.ExtensionContext): Promise<ProjectKnowledgeApi> {
   const started = performance.now();
   const log = vscode.window.createOutputChannel('Project Knowledge', { log: true });
   context.subscriptions.push(log);
-  const service = new IndexService(context, log);
-  context.subscriptions.push({ dispose: () => void service.dispose() });
-  const manifest = new ManifestPanel(context, service);
-  const tree = new IndexTreeProvider(service);
+  const index = new WorkspaceIndex(context, log);
+  active = index;
+  const manifest = new ManifestPanel(context, index);
+  const tree = new IndexTreeProvider(index);
   const view = vscode.window.createTreeView('projectKnowledge.index', { treeDataProvider: tree, showCollapseAll: true });
-  context.subscriptions.push(manifest, tree, view, registerStatusBar(service), ...registerCommands({ service, manifest, log }));
-  registerFileEvents(context, service);
-  const chat = registerChatParticipant(context, service, log);
-  const tool = registerSearchTool(service, log);
+  context.subscriptions.push(index, manifest, tree, view, registerStatusBar(index), ...registerCommands({ index, manifest, log }));
+  context.subscriptions.push(registerFileEvents(index));
+  const chat = registerChatParticipant(context, index, log);
+  const tool = registerSearchTool(index, log);
   if (tool) context.subscriptions.push(tool);
-  context.subscriptions.push(...registerNavigationTools(service, log));
-  const mcp = registerMcpDefinitions(context, service, log);
+  context.subscriptions.push(...registerNavigationTools(index, log));
+  const mcp = registerMcpDefinitions(context, index, log);
   if (mcp) context.subscriptions.push(...mcp.disposables);
   const activationMs = performance.now() - started;
-  log.info(`Activated in ${activationMs.toFixed(1)} ms (trusted: ${vscode.workspace.isTrusted}).`);
+  log.info(`Activated in ${activationMs.toFixed(1)} ms (trusted: ${index.trusted}).`);
   // Indexing starts after activation returns, so activation itself stays cheap.
   setTimeout(() => {
-    service.start().catch((error: unknown) => log.error(`Indexing could not start: ${String(error)}`));
+    index.start().catch((error: unknown) => log.error(`Indexing could not start: ${String(error)}`));
   }, 0);
-  return { service, tree, manifest, chat, mcp: mcp?.provider, activationMs };
+  return { index, tree, manifest, chat, mcp: mcp?.provider, activationMs };
 }
 
-/** Watcher, saves and settings: each schedules the debounced incremental sync it needs. */
-function registerFileEvents(context: vscode.ExtensionContext, service: IndexService): void {
-  const watcher = vscode.workspace.createFileSystemWatcher('**/*');
-  const changed = (uri: vscode.Uri) => service.notePathChanged(uri);
-  context.subscriptions.push(
-    watcher,
-    watcher.onDidCreate(changed),
-    watcher.onDidChange(changed),
-    watcher.onDidDelete(changed),
-    vscode.workspace.onDidSaveTextDocument((document) => changed(document.uri)),
-    vscode.workspace.onDidRenameFiles((event) =>
-      event.files.forEach((file) => {
-        changed(file.oldUri);
-        changed(file.newUri);
-      }),
-    ),
-    vscode.workspace.onDidChangeConfiguration((event) => {
-      for (const folder of vscode.workspace.workspaceFolders ?? []) {
-        if (reindexSettings.some((setting) => event.affectsConfiguration(setting, folder))) {
-          void service.refreshFolders().then(() => service.scheduleSync(folder, 0, true));
-        }
-      }
-    }),
-  );
-}
-
-export function deactivate(): void {
-  // Disposables registered on the context close the worker and persist the indexes.
+/** VS Code awaits this: every folder's pending database write finishes (within 3 s) before the host stops. */
+export function deactivate(): Promise<void> | undefined {
+  return active?.shutdown();
 }

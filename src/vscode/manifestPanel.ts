@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { IndexService } from './indexService';
+import { Disposable } from './lifecycle';
 import { isWebviewToHost, type HostToWebview } from './manifestProtocol';
+import type { WorkspaceIndex } from './workspaceIndex';
 
 /** Strings the webview shows, localized on the host side. */
 function webviewStrings(): Record<string, string> {
@@ -31,17 +32,22 @@ function webviewStrings(): Record<string, string> {
 }
 
 /** The manifest webview: one panel, reused, showing the last manifest (never source text). */
-export class ManifestPanel implements vscode.Disposable {
+export class ManifestPanel extends Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private ready = false;
   private highlight: string | undefined;
-  private readonly subscription: vscode.Disposable;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
-    private readonly service: IndexService,
+    private readonly index: WorkspaceIndex,
   ) {
-    this.subscription = service.onDidChangeManifest(() => void this.post());
+    super();
+    this._register(index.onDidChangeManifest(() => void this.post()));
+    this._register(
+      new vscode.Disposable(() => {
+        this.panel?.dispose();
+      }),
+    );
   }
 
   get isOpen(): boolean {
@@ -70,6 +76,7 @@ export class ManifestPanel implements vscode.Disposable {
     this.ready = false;
     panel.iconPath = vscode.Uri.joinPath(mediaRoot, 'icon.svg');
     panel.webview.html = this.html(panel.webview, mediaRoot);
+    // Both listeners die with the panel, which disposes them itself.
     panel.webview.onDidReceiveMessage((message: unknown) => this.receive(message));
     panel.onDidDispose(() => {
       this.panel = undefined;
@@ -85,10 +92,10 @@ export class ManifestPanel implements vscode.Disposable {
       return;
     }
     const folder =
-      this.service
-        .statuses()
-        .find((status) => status.folder.uri.fsPath === message.root || path.resolve(status.folder.uri.fsPath) === message.root)?.folder ??
-      vscode.workspace.workspaceFolders?.[0];
+      this.index
+        .status()
+        .folders.find((status) => status.folder.uri.fsPath === message.root || path.resolve(status.folder.uri.fsPath) === message.root)
+        ?.folder ?? vscode.workspace.workspaceFolders?.[0];
     if (!folder) return;
     void vscode.commands.executeCommand('projectKnowledge.openSnippet', {
       uri: vscode.Uri.joinPath(folder.uri, ...message.path.split('/')),
@@ -99,31 +106,27 @@ export class ManifestPanel implements vscode.Disposable {
 
   private async post(): Promise<void> {
     if (!this.panel || !this.ready) return;
-    const health = [];
-    if (vscode.workspace.isTrusted) {
-      for (const status of this.service.statuses().filter((candidate) => candidate.opened)) {
-        const report = await this.service
-          .engine()
-          .request('health', { projectKey: status.key })
-          .catch(() => undefined);
-        if (report)
-          health.push({
-            root: report.root,
-            status: report.status,
-            files: report.files,
-            snippets: report.snippets,
-            staleSnippets: report.staleSnippets,
-            symbols: report.symbols,
-            excluded: report.excluded,
-            lastSync: report.lastSync,
-          });
-      }
-    }
+    const health = (await this.index.health().catch(() => [])).flatMap(({ health: report }) =>
+      report
+        ? [
+            {
+              root: report.root,
+              status: report.status,
+              files: report.files,
+              snippets: report.snippets,
+              staleSnippets: report.staleSnippets,
+              symbols: report.symbols,
+              excluded: report.excluded,
+              lastSync: report.lastSync,
+            },
+          ]
+        : [],
+    );
     const message: HostToWebview = {
       type: 'manifest',
-      manifest: this.service.lastManifest ?? null,
+      manifest: this.index.lastManifest ?? null,
       health,
-      trusted: vscode.workspace.isTrusted,
+      trusted: this.index.trusted,
       highlight: this.highlight,
       strings: webviewStrings(),
     };
@@ -148,10 +151,5 @@ export class ManifestPanel implements vscode.Disposable {
 <script nonce="${nonce}" src="${script.toString()}"></script>
 </body>
 </html>`;
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.panel?.dispose();
   }
 }

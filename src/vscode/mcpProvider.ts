@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { IndexService } from './indexService';
+import { Disposable } from './lifecycle';
+import type { WorkspaceIndex } from './workspaceIndex';
 
 export const mcpProviderId = 'projectKnowledge.mcp';
 
@@ -10,25 +11,22 @@ export const mcpProviderId = 'projectKnowledge.mcp';
  * so any MCP client in VS Code gets the same tools as agent mode. None while the workspace is
  * untrusted; the list changes when trust is granted or folders change.
  */
-export class McpDefinitions implements vscode.McpServerDefinitionProvider<vscode.McpStdioServerDefinition>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<void>();
-  readonly onDidChangeMcpServerDefinitions = this.changed.event;
-  private readonly subscriptions: vscode.Disposable[];
+export class McpDefinitions extends Disposable implements vscode.McpServerDefinitionProvider<vscode.McpStdioServerDefinition> {
+  private readonly _onDidChangeMcpServerDefinitions = this._register(new vscode.EventEmitter<void>());
+  readonly onDidChangeMcpServerDefinitions = this._onDidChangeMcpServerDefinitions.event;
 
   constructor(
     private readonly extension: vscode.ExtensionContext,
-    private readonly service: IndexService,
+    private readonly index: WorkspaceIndex,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.subscriptions = [
-      this.changed,
-      vscode.workspace.onDidGrantWorkspaceTrust(() => this.changed.fire()),
-      vscode.workspace.onDidChangeWorkspaceFolders(() => this.changed.fire()),
-    ];
+    super();
+    this._register(index.onDidGrantTrust(() => this._onDidChangeMcpServerDefinitions.fire()));
+    this._register(vscode.workspace.onDidChangeWorkspaceFolders(() => this._onDidChangeMcpServerDefinitions.fire()));
   }
 
   async provideMcpServerDefinitions(): Promise<vscode.McpStdioServerDefinition[]> {
-    if (!vscode.workspace.isTrusted) return [];
+    if (!this.index.trusted) return [];
     const cli = path.join(this.extension.extensionUri.fsPath, 'dist', 'cli.js');
     const packageJson = this.extension.extension.packageJSON as { version?: unknown };
     const version = typeof packageJson.version === 'string' ? packageJson.version : '0.0.0';
@@ -37,7 +35,7 @@ export class McpDefinitions implements vscode.McpServerDefinitionProvider<vscode
       if (folder.uri.scheme !== 'file') continue;
       let database: string;
       try {
-        database = await this.service.databaseFor(folder);
+        database = await this.index.databaseFor(folder);
       } catch (error) {
         this.log.warn(`No MCP server for ${folder.name}: its database folder is unavailable (${String(error)}).`);
         continue;
@@ -57,20 +55,16 @@ export class McpDefinitions implements vscode.McpServerDefinitionProvider<vscode
 
   /** Re-checks trust when a server is started: a definition offered earlier is not started in an untrusted workspace. */
   resolveMcpServerDefinition(definition: vscode.McpStdioServerDefinition): vscode.McpStdioServerDefinition | undefined {
-    return vscode.workspace.isTrusted ? definition : undefined;
-  }
-
-  dispose(): void {
-    for (const subscription of this.subscriptions) subscription.dispose();
+    return this.index.trusted ? definition : undefined;
   }
 }
 
 export function registerMcpDefinitions(
   extension: vscode.ExtensionContext,
-  service: IndexService,
+  index: WorkspaceIndex,
   log: vscode.LogOutputChannel,
 ): { provider: McpDefinitions; disposables: vscode.Disposable[] } | undefined {
   if (!vscode.lm?.registerMcpServerDefinitionProvider || !vscode.McpStdioServerDefinition) return undefined;
-  const provider = new McpDefinitions(extension, service, log);
+  const provider = new McpDefinitions(extension, index, log);
   return { provider, disposables: [provider, vscode.lm.registerMcpServerDefinitionProvider(mcpProviderId, provider)] };
 }

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { ToolName } from '../core/tools/toolSet';
-import type { IndexService } from './indexService';
+import type { WorkspaceIndex } from './workspaceIndex';
 
 /**
  * Agent-mode tools `projectKnowledge_findSymbol`, `_references`, `_outline` and `_read`: the same
@@ -48,7 +48,7 @@ function oneLine(error: unknown): string {
 export class NavigationTool implements vscode.LanguageModelTool<Input> {
   constructor(
     private readonly name: NavigationToolName,
-    private readonly service: IndexService,
+    private readonly index: WorkspaceIndex,
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
@@ -61,23 +61,23 @@ export class NavigationTool implements vscode.LanguageModelTool<Input> {
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
     const answer = (value: string) => new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(value)]);
-    if (!vscode.workspace.isTrusted) {
+    if (!this.index.trusted) {
       return answer(
         'Project Knowledge is unavailable: this workspace is not trusted, so no project source may be read. ' +
           'Ask the user to trust the workspace, or continue without project context.',
       );
     }
-    const folders = this.service.queryableFolders();
+    const folders = this.index.queryableFolders();
     if (folders.length === 0)
       return answer('Project Knowledge has no index yet for this workspace; it may still be indexing. Try again shortly.');
     const tool = navigationToolNames[this.name];
     const texts: string[] = [];
     const errors: string[] = [];
-    for (const { folder, projectKey } of folders) {
+    for (const { folder, folderKey } of folders) {
       if (token.isCancellationRequested) return answer('Cancelled.');
       try {
         // The worker checks the input against the tool's schema and runs the MCP server's implementation.
-        const result = await this.service.engine().request('tool', { projectKey, name: tool, input: options.input ?? {} });
+        const result = await this.index.tool(folderKey, tool, options.input ?? {});
         texts.push(folders.length > 1 ? `Folder ${folder.name}:\n${result.text}` : result.text);
         // A citation names one folder's file: the first folder that holds it answers.
         if (tool === 'read') break;
@@ -94,9 +94,9 @@ export class NavigationTool implements vscode.LanguageModelTool<Input> {
   }
 }
 
-export function registerNavigationTools(service: IndexService, log: vscode.LogOutputChannel): vscode.Disposable[] {
+export function registerNavigationTools(index: WorkspaceIndex, log: vscode.LogOutputChannel): vscode.Disposable[] {
   if (!vscode.lm?.registerTool) return [];
   return (Object.keys(navigationToolNames) as NavigationToolName[]).map((name) =>
-    vscode.lm.registerTool(name, new NavigationTool(name, service, log)),
+    vscode.lm.registerTool(name, new NavigationTool(name, index, log)),
   );
 }

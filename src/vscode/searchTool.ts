@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { formatRankedFiles } from '../core/retrieval/fileRanking';
-import type { IndexService } from './indexService';
+import type { WorkspaceIndex } from './workspaceIndex';
 
 export const toolName = 'projectKnowledge_search';
 
@@ -15,7 +15,7 @@ export interface SearchToolInput {
 /** `#projectKnowledge`: verified, quoted snippets for agent mode instead of grep and file reads. */
 export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
   constructor(
-    private readonly service: IndexService,
+    private readonly index: WorkspaceIndex,
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
@@ -28,7 +28,7 @@ export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
     const text = (value: string) => new vscode.LanguageModelTextPart(value);
-    if (!vscode.workspace.isTrusted) {
+    if (!this.index.trusted) {
       return new vscode.LanguageModelToolResult([
         text(
           'Project Knowledge is unavailable: this workspace is not trusted, so no project source may be read. Ask the user to trust the workspace, or continue without project context.',
@@ -49,13 +49,13 @@ export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
       : [];
     try {
       if (options.input.granularity === 'files') return await this.rankedFiles(query, limit, paths, token);
-      const contexts = await this.service.context(query, { limit, attachedPaths: paths });
+      const contexts = await this.index.context(query, { limit, attachedPaths: paths });
       if (token.isCancellationRequested) return new vscode.LanguageModelToolResult([text('Cancelled.')]);
       const parts: vscode.LanguageModelTextPart[] = [];
       let blocks = 0;
       for (const context of contexts) {
         if (context.blocks.length > 0) parts.push(text(context.preamble));
-        for (const block of context.blocks) parts.push(text(block));
+        for (const block of context.blocks) parts.push(text(block.text));
         parts.push(text(context.summary));
         blocks += context.blocks.length;
       }
@@ -90,7 +90,7 @@ export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
     const text = (value: string) => new vscode.LanguageModelTextPart(value);
-    const retrievals = await this.service.search(query, { limit, attachedPaths: paths, granularity: 'files' });
+    const retrievals = await this.index.search(query, { limit, attachedPaths: paths, granularity: 'files' });
     if (token.isCancellationRequested) return new vscode.LanguageModelToolResult([text('Cancelled.')]);
     if (retrievals.length === 0) {
       return new vscode.LanguageModelToolResult([
@@ -113,7 +113,7 @@ export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
   }
 }
 
-export function registerSearchTool(service: IndexService, log: vscode.LogOutputChannel): vscode.Disposable | undefined {
+export function registerSearchTool(index: WorkspaceIndex, log: vscode.LogOutputChannel): vscode.Disposable | undefined {
   if (!vscode.lm?.registerTool) return undefined;
-  return vscode.lm.registerTool(toolName, new SearchTool(service, log));
+  return vscode.lm.registerTool(toolName, new SearchTool(index, log));
 }

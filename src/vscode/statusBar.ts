@@ -1,14 +1,15 @@
 import * as vscode from 'vscode';
-import type { IndexService } from './indexService';
+import type { WorkspaceIndex } from './workspaceIndex';
 
 /** One status bar item showing the index state: indexing n/N, ready, stale, untrusted, error. */
-export function registerStatusBar(service: IndexService): vscode.Disposable {
+export function registerStatusBar(index: WorkspaceIndex): vscode.Disposable {
   const item = vscode.window.createStatusBarItem('projectKnowledge.status', vscode.StatusBarAlignment.Left, 20);
   item.name = vscode.l10n.t('Project Knowledge');
   item.command = 'projectKnowledge.healthCheck';
   const update = () => {
-    const state = service.overallState();
-    const indexing = service.statuses().find((status) => status.state === 'indexing');
+    const status = index.status();
+    const state = status.state;
+    const indexing = status.folders.find((folder) => folder.state === 'indexing');
     switch (state) {
       case 'indexing':
         item.text =
@@ -39,6 +40,6 @@ export function registerStatusBar(service: IndexService): vscode.Disposable {
     item.show();
   };
   update();
-  const subscription = service.onDidChange(update);
+  const subscription = index.onDidChangeStatus(update);
   return vscode.Disposable.from(item, subscription);
 }

@@ -2,68 +2,51 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { displayText } from '../core/safeText';
 import type { TreeFile, TreeItem as IndexItem } from '../core/worker/protocol';
-import type { FolderStatus, IndexService } from './indexService';
+import type { FolderSnapshot } from './folderIndexer';
+import { Disposable } from './lifecycle';
+import type { IndexChange, IndexStatus, WorkspaceIndex } from './workspaceIndex';
 
-/** Nodes of the index tree; each has a stable id so selection and expansion survive refreshes. */
+/**
+ * Status row, then folders → directories → files → declarations (or windows). Every node class
+ * builds its own `TreeItem` and lists its own children; a directory asks the index for that
+ * directory only. Every label, description and tooltip built from a path or a symbol name goes
+ * through `displayText`, the same formatter the CLI uses, so bidi, zero-width, tag and control
+ * characters show as `\uXXXX`.
+ */
 export type IndexNode = StatusNode | FolderNode | DirectoryNode | FileNode | ItemNode;
 
-export class StatusNode {
-  readonly kind = 'status';
-  constructor(readonly id: string) {}
+type ContainerNode = FolderNode | DirectoryNode;
+
+/** What every node may read: the facade, for its children and the current status. */
+interface NodeContext {
+  readonly index: WorkspaceIndex;
 }
 
-export class FolderNode {
-  readonly kind = 'folder';
-  constructor(readonly status: FolderStatus) {}
-  get id(): string {
-    return `folder:${this.status.key}`;
-  }
+function snapshotOf(context: NodeContext, folderKey: string): FolderSnapshot | undefined {
+  return context.index.folderStatus(folderKey);
 }
 
-export class DirectoryNode {
-  readonly kind = 'directory';
-  constructor(
-    readonly status: FolderStatus,
-    readonly relativePath: string,
-    readonly parent: FolderNode | DirectoryNode | undefined,
-  ) {}
-  get id(): string {
-    return `dir:${this.status.key}:${this.relativePath}`;
-  }
+function isPending(context: NodeContext, folderKey: string, relativePath: string): boolean {
+  return snapshotOf(context, folderKey)?.pendingPaths.includes(relativePath) === true;
 }
 
-export class FileNode {
-  readonly kind = 'file';
-  constructor(
-    readonly status: FolderStatus,
-    readonly file: TreeFile,
-    readonly parent: FolderNode | DirectoryNode | undefined,
-  ) {}
-  get id(): string {
-    return `file:${this.status.key}:${this.file.path}`;
-  }
+/** Lists one directory of one folder: its subdirectories first, then its files. */
+async function directoryChildren(
+  context: NodeContext,
+  folderKey: string,
+  folder: vscode.WorkspaceFolder,
+  directory: string,
+  parent: ContainerNode | undefined,
+): Promise<IndexNode[]> {
+  const listing = await context.index.listDirectory(folderKey, directory).catch(() => ({ directories: [], files: [] }));
+  return [
+    ...listing.directories.map((relative) => new DirectoryNode(context, folderKey, folder, relative, parent)),
+    ...listing.files.map((file) => new FileNode(context, folderKey, folder, file, parent)),
+  ];
 }
 
-export class ItemNode {
-  readonly kind = 'item';
-  constructor(
-    readonly status: FolderStatus,
-    readonly file: FileNode,
-    readonly item: IndexItem,
-  ) {}
-  get id(): string {
-    return `item:${this.status.key}:${this.file.file.path}#${this.item.id}`;
-  }
-  get citation(): string {
-    return `${this.file.file.path}#L${this.item.startLine}-L${this.item.endLine}@${this.item.sha256}`;
-  }
-  get uri(): vscode.Uri {
-    return vscode.Uri.joinPath(this.status.folder.uri, ...this.file.file.path.split('/'));
-  }
-}
-
-function describeStatus(statuses: FolderStatus[], trusted: boolean): { label: string; description: string; tooltip: string; icon: string } {
-  if (!trusted) {
+function describeStatus(status: IndexStatus): { label: string; description: string; tooltip: string; icon: string } {
+  if (!status.trusted) {
     return {
       label: vscode.l10n.t('Untrusted'),
       description: vscode.l10n.t('Restricted Mode: nothing is indexed'),
@@ -71,15 +54,16 @@ function describeStatus(statuses: FolderStatus[], trusted: boolean): { label: st
       icon: 'shield',
     };
   }
-  const totals = { files: 0, snippets: 0, stale: 0 };
-  let lastSync: Date | undefined;
-  const states = new Set(statuses.map((status) => status.state));
-  for (const status of statuses) {
-    totals.files += status.lastReport ? status.lastReport.unchanged + status.lastReport.reindexed : 0;
-    totals.stale += status.pendingPaths.size;
-    if (status.lastSync && (!lastSync || status.lastSync > lastSync)) lastSync = status.lastSync;
+  const folders = status.folders;
+  const totals = { files: 0, stale: 0 };
+  let lastSync: number | undefined;
+  const states = new Set(folders.map((folder) => folder.state));
+  for (const folder of folders) {
+    totals.files += folder.lastReport ? folder.lastReport.unchanged + folder.lastReport.reindexed : 0;
+    totals.stale += folder.pendingPaths.length;
+    if (folder.lastSync !== undefined && (lastSync === undefined || folder.lastSync > lastSync)) lastSync = folder.lastSync;
   }
-  const indexing = statuses.find((status) => status.state === 'indexing');
+  const indexing = folders.find((folder) => folder.state === 'indexing');
   if (indexing) {
     const progress = indexing.progress;
     return {
@@ -92,7 +76,7 @@ function describeStatus(statuses: FolderStatus[], trusted: boolean): { label: st
       icon: 'sync~spin',
     };
   }
-  const errored = statuses.find((status) => status.state === 'error' || status.state === 'refused');
+  const errored = folders.find((folder) => folder.state === 'error' || folder.state === 'refused');
   if (errored)
     return {
       label: errored.state === 'refused' ? vscode.l10n.t('Refused') : vscode.l10n.t('Error'),
@@ -100,7 +84,7 @@ function describeStatus(statuses: FolderStatus[], trusted: boolean): { label: st
       tooltip: displayText(errored.message ?? ''),
       icon: 'error',
     };
-  const when = lastSync ? lastSync.toLocaleTimeString() : vscode.l10n.t('never');
+  const when = lastSync !== undefined ? new Date(lastSync).toLocaleTimeString() : vscode.l10n.t('never');
   const label = states.has('stale') ? vscode.l10n.t('Stale') : states.has('ready') ? vscode.l10n.t('Ready') : vscode.l10n.t('Not indexed');
   return {
     label,
@@ -115,165 +99,253 @@ function describeStatus(statuses: FolderStatus[], trusted: boolean): { label: st
   };
 }
 
-/**
- * Status row, then folders → directories → files → declarations (or windows). Every label,
- * description and tooltip built from a path or a symbol name goes through `displayText`, the same
- * formatter the CLI uses, so bidi, zero-width, tag and control characters show as `\uXXXX`.
- */
-export class IndexTreeProvider implements vscode.TreeDataProvider<IndexNode>, vscode.Disposable {
-  private readonly onDidChangeTreeDataEmitter = new vscode.EventEmitter<IndexNode | undefined>();
-  readonly onDidChangeTreeData = this.onDidChangeTreeDataEmitter.event;
-  private readonly fileCache = new Map<string, TreeFile[]>();
-  private readonly subscription: vscode.Disposable;
+export class StatusNode {
+  readonly kind = 'status';
+  readonly id = 'status';
+  readonly parent = undefined;
+  constructor(private readonly context: NodeContext) {}
 
-  constructor(private readonly service: IndexService) {
-    this.subscription = service.onDidChange(() => {
-      this.fileCache.clear();
-      this.onDidChangeTreeDataEmitter.fire(undefined);
-    });
+  treeItem(): vscode.TreeItem {
+    const described = describeStatus(this.context.index.status());
+    const item = new vscode.TreeItem(described.label, vscode.TreeItemCollapsibleState.None);
+    item.id = this.id;
+    item.description = described.description;
+    item.tooltip = described.tooltip;
+    item.iconPath = new vscode.ThemeIcon(described.icon);
+    item.contextValue = 'pk.status';
+    item.command = { command: 'projectKnowledge.healthCheck', title: vscode.l10n.t('Health Check') };
+    return item;
   }
 
-  dispose(): void {
-    this.subscription.dispose();
-    this.onDidChangeTreeDataEmitter.dispose();
+  async children(): Promise<IndexNode[]> {
+    return [];
+  }
+}
+
+export class FolderNode {
+  readonly kind = 'folder';
+  readonly parent = undefined;
+  /** The state this row showed last, so a status change refreshes it only when the state changed. */
+  shownState: string | undefined;
+  constructor(
+    private readonly context: NodeContext,
+    readonly folderKey: string,
+    readonly folder: vscode.WorkspaceFolder,
+  ) {}
+
+  get id(): string {
+    return `folder:${this.folderKey}`;
+  }
+
+  treeItem(): vscode.TreeItem {
+    const item = new vscode.TreeItem(displayText(this.folder.name), vscode.TreeItemCollapsibleState.Expanded);
+    item.id = this.id;
+    this.shownState = snapshotOf(this.context, this.folderKey)?.state;
+    item.description = this.shownState;
+    item.iconPath = vscode.ThemeIcon.Folder;
+    item.contextValue = 'pk.folder';
+    return item;
+  }
+
+  children(): Promise<IndexNode[]> {
+    return directoryChildren(this.context, this.folderKey, this.folder, '', this);
+  }
+}
+
+export class DirectoryNode {
+  readonly kind = 'directory';
+  constructor(
+    private readonly context: NodeContext,
+    readonly folderKey: string,
+    readonly folder: vscode.WorkspaceFolder,
+    readonly relativePath: string,
+    readonly parent: ContainerNode | undefined,
+  ) {}
+
+  get id(): string {
+    return `dir:${this.folderKey}:${this.relativePath}`;
+  }
+
+  treeItem(): vscode.TreeItem {
+    const item = new vscode.TreeItem(displayText(path.posix.basename(this.relativePath)), vscode.TreeItemCollapsibleState.Collapsed);
+    item.id = this.id;
+    item.resourceUri = vscode.Uri.joinPath(this.folder.uri, ...this.relativePath.split('/'));
+    item.iconPath = vscode.ThemeIcon.Folder;
+    item.contextValue = 'pk.directory';
+    return item;
+  }
+
+  children(): Promise<IndexNode[]> {
+    return directoryChildren(this.context, this.folderKey, this.folder, this.relativePath, this);
+  }
+}
+
+export class FileNode {
+  readonly kind = 'file';
+  /** Whether this row showed the file as stale last, so a status change refreshes it only when that changed. */
+  shownStale: boolean | undefined;
+  constructor(
+    private readonly context: NodeContext,
+    readonly folderKey: string,
+    readonly folder: vscode.WorkspaceFolder,
+    readonly file: TreeFile,
+    readonly parent: ContainerNode | undefined,
+  ) {}
+
+  get id(): string {
+    return `file:${this.folderKey}:${this.file.path}`;
+  }
+
+  get stale(): boolean {
+    return isPending(this.context, this.folderKey, this.file.path);
+  }
+
+  treeItem(): vscode.TreeItem {
+    const item = new vscode.TreeItem(displayText(path.posix.basename(this.file.path)), vscode.TreeItemCollapsibleState.Collapsed);
+    item.id = this.id;
+    item.resourceUri = vscode.Uri.joinPath(this.folder.uri, ...this.file.path.split('/'));
+    const stale = this.stale;
+    this.shownStale = stale;
+    item.description = stale
+      ? vscode.l10n.t('stale — re-indexing')
+      : `${this.file.parser}${this.file.modified ? ' · ' + vscode.l10n.t('modified') : ''}`;
+    item.tooltip = stale
+      ? vscode.l10n.t('{0} changed after it was indexed; it is being re-indexed.', displayText(this.file.path))
+      : vscode.l10n.t('{0} (SHA-256 {1})', displayText(this.file.path), this.file.sha256.slice(0, 12));
+    item.iconPath = stale ? new vscode.ThemeIcon('warning') : vscode.ThemeIcon.File;
+    item.contextValue = stale ? 'pk.file.stale' : 'pk.file';
+    return item;
+  }
+
+  async children(): Promise<IndexNode[]> {
+    const items = await this.context.index.items(this.folderKey, this.file.path).catch(() => []);
+    return items.map((item) => new ItemNode(this.context, this, item));
+  }
+}
+
+const symbolIcons = new Set(['class', 'interface', 'enum', 'method', 'function', 'struct', 'namespace', 'module', 'constant', 'property']);
+
+export class ItemNode {
+  readonly kind = 'item';
+  constructor(
+    private readonly context: NodeContext,
+    readonly file: FileNode,
+    readonly item: IndexItem,
+  ) {}
+
+  get parent(): FileNode {
+    return this.file;
+  }
+
+  get id(): string {
+    return `item:${this.file.folderKey}:${this.file.file.path}#${this.item.id}`;
+  }
+
+  get citation(): string {
+    return `${this.file.file.path}#L${this.item.startLine}-L${this.item.endLine}@${this.item.sha256}`;
+  }
+
+  get uri(): vscode.Uri {
+    return vscode.Uri.joinPath(this.file.folder.uri, ...this.file.file.path.split('/'));
+  }
+
+  treeItem(): vscode.TreeItem {
+    const stale = isPending(this.context, this.file.folderKey, this.file.file.path);
+    const item = new vscode.TreeItem(displayText(this.item.label), vscode.TreeItemCollapsibleState.None);
+    item.id = this.id;
+    item.description = `${displayText(this.item.kind)} · ${this.item.startLine}-${this.item.endLine}${stale ? ' · ' + vscode.l10n.t('stale') : ''}`;
+    item.tooltip = vscode.l10n.t('{0} lines {1}-{2}', displayText(this.file.file.path), this.item.startLine, this.item.endLine);
+    const icon = this.item.kind === 'window' ? 'note' : `symbol-${symbolIcons.has(this.item.kind) ? this.item.kind : 'misc'}`;
+    item.iconPath = new vscode.ThemeIcon(stale ? 'warning' : icon);
+    item.contextValue = this.item.kind === 'window' ? 'pk.snippet' : 'pk.declaration';
+    item.command = { command: 'projectKnowledge.openSnippet', title: vscode.l10n.t('Open Snippet'), arguments: [this] };
+    return item;
+  }
+
+  async children(): Promise<IndexNode[]> {
+    return [];
+  }
+}
+
+/**
+ * The provider: it owns no data of its own beyond the nodes it handed out, so a status change
+ * refreshes only the rows that show it (the status row, a folder whose state changed, a file
+ * whose staleness changed) and an index change only the directories it touched.
+ */
+export class IndexTreeProvider extends Disposable implements vscode.TreeDataProvider<IndexNode> {
+  private readonly _onDidChangeTreeData = this._register(new vscode.EventEmitter<IndexNode | undefined>());
+  readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
+  private readonly context: NodeContext;
+  private readonly statusNode: StatusNode;
+  /** Every node handed out since the last full refresh, by id. */
+  private readonly nodes = new Map<string, IndexNode>();
+
+  constructor(private readonly index: WorkspaceIndex) {
+    super();
+    this.context = { index };
+    this.statusNode = new StatusNode(this.context);
+    this._register(index.onDidChangeStatus(() => this.statusChanged()));
+    this._register(index.onDidChangeIndex((change) => this.indexChanged(change)));
   }
 
   getTreeItem(node: IndexNode): vscode.TreeItem {
-    switch (node.kind) {
-      case 'status': {
-        const described = describeStatus(this.service.statuses(), vscode.workspace.isTrusted);
-        const item = new vscode.TreeItem(described.label, vscode.TreeItemCollapsibleState.None);
-        item.id = node.id;
-        item.description = described.description;
-        item.tooltip = described.tooltip;
-        item.iconPath = new vscode.ThemeIcon(described.icon);
-        item.contextValue = 'pk.status';
-        item.command = { command: 'projectKnowledge.healthCheck', title: vscode.l10n.t('Health Check') };
-        return item;
-      }
-      case 'folder': {
-        const item = new vscode.TreeItem(displayText(node.status.folder.name), vscode.TreeItemCollapsibleState.Expanded);
-        item.id = node.id;
-        item.description = node.status.state;
-        item.iconPath = vscode.ThemeIcon.Folder;
-        item.contextValue = 'pk.folder';
-        return item;
-      }
-      case 'directory': {
-        const item = new vscode.TreeItem(displayText(path.posix.basename(node.relativePath)), vscode.TreeItemCollapsibleState.Collapsed);
-        item.id = node.id;
-        item.resourceUri = vscode.Uri.joinPath(node.status.folder.uri, ...node.relativePath.split('/'));
-        item.iconPath = vscode.ThemeIcon.Folder;
-        item.contextValue = 'pk.directory';
-        return item;
-      }
-      case 'file': {
-        const item = new vscode.TreeItem(displayText(path.posix.basename(node.file.path)), vscode.TreeItemCollapsibleState.Collapsed);
-        item.id = node.id;
-        const uri = vscode.Uri.joinPath(node.status.folder.uri, ...node.file.path.split('/'));
-        item.resourceUri = uri;
-        const stale = node.status.pendingPaths.has(node.file.path);
-        item.description = stale
-          ? vscode.l10n.t('stale — re-indexing')
-          : `${node.file.parser}${node.file.modified ? ' · ' + vscode.l10n.t('modified') : ''}`;
-        item.tooltip = stale
-          ? vscode.l10n.t('{0} changed after it was indexed; it is being re-indexed.', displayText(node.file.path))
-          : vscode.l10n.t('{0} (SHA-256 {1})', displayText(node.file.path), node.file.sha256.slice(0, 12));
-        item.iconPath = stale ? new vscode.ThemeIcon('warning') : vscode.ThemeIcon.File;
-        item.contextValue = stale ? 'pk.file.stale' : 'pk.file';
-        return item;
-      }
-      case 'item': {
-        const stale = node.status.pendingPaths.has(node.file.file.path);
-        const item = new vscode.TreeItem(displayText(node.item.label), vscode.TreeItemCollapsibleState.None);
-        item.id = node.id;
-        item.description = `${displayText(node.item.kind)} · ${node.item.startLine}-${node.item.endLine}${stale ? ' · ' + vscode.l10n.t('stale') : ''}`;
-        item.tooltip = vscode.l10n.t('{0} lines {1}-{2}', displayText(node.file.file.path), node.item.startLine, node.item.endLine);
-        item.iconPath = new vscode.ThemeIcon(
-          stale
-            ? 'warning'
-            : node.item.kind === 'window'
-              ? 'note'
-              : 'symbol-' +
-                (['class', 'interface', 'enum', 'method', 'function', 'struct', 'namespace', 'module', 'constant', 'property'].includes(
-                  node.item.kind,
-                )
-                  ? node.item.kind
-                  : 'misc'),
-        );
-        item.contextValue = node.item.kind === 'window' ? 'pk.snippet' : 'pk.declaration';
-        item.command = { command: 'projectKnowledge.openSnippet', title: vscode.l10n.t('Open Snippet'), arguments: [node] };
-        return item;
-      }
-    }
+    return node.treeItem();
   }
 
   getParent(node: IndexNode): IndexNode | undefined {
-    switch (node.kind) {
-      case 'item':
-        return node.file;
-      case 'file':
-      case 'directory':
-        return node.parent;
-      default:
-        return undefined;
-    }
+    return node.parent;
   }
 
   async getChildren(node?: IndexNode): Promise<IndexNode[]> {
-    if (!node) {
-      // Untrusted: no rows, so VS Code shows the view's welcome content, which says why and
-      // offers Manage Workspace Trust (a welcome view shows only while the tree is empty).
-      if (!vscode.workspace.isTrusted) return [];
-      const children: IndexNode[] = [new StatusNode('status')];
-      const statuses = this.service.statuses().filter((status) => status.opened);
-      if (statuses.length === 1) return [...children, ...(await this.directoryChildren(statuses[0], '', undefined))];
-      return [...children, ...statuses.map((status) => new FolderNode(status))];
+    const children = node ? await node.children() : await this.roots();
+    for (const child of children) this.nodes.set(child.id, child);
+    return children;
+  }
+
+  private async roots(): Promise<IndexNode[]> {
+    // Untrusted: no rows, so VS Code shows the view's welcome content, which says why and
+    // offers Manage Workspace Trust (a welcome view shows only while the tree is empty).
+    const status = this.index.status();
+    if (!status.trusted) return [];
+    const opened = status.folders.filter((folder) => folder.opened);
+    if (opened.length === 1) {
+      // A single folder shows its top directory directly, without a folder row.
+      const [only] = opened;
+      return [this.statusNode, ...(await directoryChildren(this.context, only.key, only.folder, '', undefined))];
     }
-    switch (node.kind) {
-      case 'folder':
-        return this.directoryChildren(node.status, '', node);
-      case 'directory':
-        return this.directoryChildren(node.status, node.relativePath, node);
-      case 'file': {
-        const items = await this.service
-          .engine()
-          .request('fileItems', { projectKey: node.status.key, path: node.file.path })
-          .catch(() => []);
-        return items.map((item) => new ItemNode(node.status, node, item));
+    return [this.statusNode, ...opened.map((folder) => new FolderNode(this.context, folder.key, folder.folder))];
+  }
+
+  private refresh(node: IndexNode | undefined): void {
+    if (!node) this.nodes.clear();
+    this._onDidChangeTreeData.fire(node);
+  }
+
+  private statusChanged(): void {
+    this.refresh(this.statusNode);
+    for (const node of this.nodes.values()) {
+      if (node.kind === 'folder' && node.shownState !== undefined && node.shownState !== this.index.folderStatus(node.folderKey)?.state)
+        this._onDidChangeTreeData.fire(node);
+      if (node.kind === 'file' && node.shownStale !== undefined && node.shownStale !== node.stale) this._onDidChangeTreeData.fire(node);
+    }
+  }
+
+  /** Refreshes the directory rows holding the changed paths, or the whole tree when it cannot tell which. */
+  private indexChanged(change: IndexChange): void {
+    if (!change.paths) return this.refresh(undefined);
+    const targets = new Set<IndexNode>();
+    for (const changed of change.paths) {
+      let directory = path.posix.dirname(changed);
+      let target: IndexNode | undefined;
+      while (!target && directory !== '.' && directory !== '') {
+        target = this.nodes.get(`dir:${change.folderKey}:${directory}`);
+        directory = path.posix.dirname(directory);
       }
-      default:
-        return [];
+      target ??= this.nodes.get(`folder:${change.folderKey}`);
+      // A top-level path of a single-folder tree, or a directory never shown: only a full refresh reaches it.
+      if (!target) return this.refresh(undefined);
+      targets.add(target);
     }
-  }
-
-  private async files(status: FolderStatus): Promise<TreeFile[]> {
-    let files = this.fileCache.get(status.key);
-    if (!files) {
-      files = await this.service
-        .engine()
-        .request('files', { projectKey: status.key })
-        .catch(() => []);
-      this.fileCache.set(status.key, files);
-    }
-    return files;
-  }
-
-  private async directoryChildren(
-    status: FolderStatus,
-    directory: string,
-    parent: FolderNode | DirectoryNode | undefined,
-  ): Promise<IndexNode[]> {
-    const prefix = directory ? `${directory}/` : '';
-    const directories = new Set<string>();
-    const files: FileNode[] = [];
-    for (const file of await this.files(status)) {
-      if (!file.path.startsWith(prefix)) continue;
-      const rest = file.path.slice(prefix.length);
-      const slash = rest.indexOf('/');
-      if (slash === -1) files.push(new FileNode(status, file, parent));
-      else directories.add(prefix + rest.slice(0, slash));
-    }
-    return [...[...directories].sort().map((relative) => new DirectoryNode(status, relative, parent)), ...files];
+    for (const target of targets) this._onDidChangeTreeData.fire(target);
   }
 }

@@ -107,14 +107,14 @@ describe('@project chat participant and #projectKnowledge tool (fake model, chat
   before(async function () {
     this.timeout(240_000);
     const api = await activeApi();
-    await waitFor('the first index', () => api.service.statuses().some((status) => status.state === 'ready'), 120_000);
+    await waitFor('the first index', () => api.index.status().folders.some((status) => status.state === 'ready'), 120_000);
     fake = await installFakeModel();
     // Keep file events away from the two files the tests change behind the index's back, so the
     // index stays stale until a request verifies the live files.
     await vscode.workspace
       .getConfiguration('files')
       .update('watcherExclude', { '**/src/cookies.ts': true, '**/src/obsolete.ts': true }, vscode.ConfigurationTarget.Global);
-    await api.service.whenIdle();
+    await api.index.whenIdle();
   });
 
   beforeEach(() => fake.reset());
@@ -193,7 +193,7 @@ describe('@project chat participant and #projectKnowledge tool (fake model, chat
 
   it('fits the quoted source into the model input budget, counted by the model tokenizer', async () => {
     const api = await activeApi();
-    const [retrieval] = await api.service.search('parseCookieHeader Session.send serializeCookie');
+    const [retrieval] = await api.index.search('parseCookieHeader Session.send serializeCookie');
     // Make every block cost about 2,000 tokens: only a couple fit the 5,600 the participant may use.
     fake.setTokenScale(12);
     const answer = await ask('@project how do parseCookieHeader, Session.send and serializeCookie fit together?');
@@ -221,10 +221,8 @@ describe('@project chat participant and #projectKnowledge tool (fake model, chat
 
   it('sends the live text of a file edited after it was indexed', async () => {
     const api = await activeApi();
-    const key = api.service.statuses()[0].key;
-    const indexedSha = (await api.service.engine().request('files', { projectKey: key })).find(
-      (file) => file.path === 'src/cookies.ts',
-    )?.sha256;
+    const key = api.index.status().folders[0].key;
+    const indexedSha = (await api.index.listDirectory(key, 'src')).files.find((file) => file.path === 'src/cookies.ts')?.sha256;
     assert.equal(indexedSha, liveSha('src/cookies.ts'));
     const marker = `editedAfterIndexing${Date.now()}`;
     const original = fs.readFileSync(absolute('src/cookies.ts'), 'utf8');
@@ -233,8 +231,7 @@ describe('@project chat participant and #projectKnowledge tool (fake model, chat
       original.replace('  const cookies = new Map<string, string>();', `  const cookies = new Map<string, string>(); // ${marker}`),
     );
     const staleAtRequest =
-      (await api.service.engine().request('files', { projectKey: key })).find((file) => file.path === 'src/cookies.ts')?.sha256 ===
-      indexedSha;
+      (await api.index.listDirectory(key, 'src')).files.find((file) => file.path === 'src/cookies.ts')?.sha256 === indexedSha;
     const answer = await ask('@project how does parseCookieHeader work?');
     const blocks = quotedBlocks(onlyRequest(answer));
     const cookies = blocks.find((block) => block.path === 'src/cookies.ts');
@@ -251,8 +248,8 @@ describe('@project chat participant and #projectKnowledge tool (fake model, chat
 
   it('never sends a file deleted after it was indexed', async () => {
     const api = await activeApi();
-    const key = api.service.statuses()[0].key;
-    assert.ok((await api.service.engine().request('files', { projectKey: key })).some((file) => file.path === 'src/obsolete.ts'));
+    const key = api.index.status().folders[0].key;
+    assert.ok((await api.index.listDirectory(key, 'src')).files.some((file) => file.path === 'src/obsolete.ts'));
     fs.rmSync(absolute('src/obsolete.ts'));
     const answer = await ask('@project what does obsoleteHelper in src/obsolete.ts return?');
     const messages = onlyRequest(answer);
@@ -298,7 +295,7 @@ describe('@project chat participant and #projectKnowledge tool (fake model, chat
 
   it('/manifest summarizes the last retrieval and opens the manifest view', async () => {
     const api = await activeApi();
-    await api.service.search('Session');
+    await api.index.search('Session');
     const { transcript, requests } = await ask('@project /manifest');
     assert.equal(requests.length, 0);
     assert.match(transcript.markdown, /^Manifest: \d+ snippets included \(\d+\/\d+ tokens\)/);
@@ -333,9 +330,9 @@ describe('@project chat participant and #projectKnowledge tool (fake model, chat
 
   it('answers without project context, and says so, when the index is broken', async () => {
     const api = await activeApi();
-    const status = api.service.statuses()[0];
-    // Close the engine in the worker behind the service's back: every query of it now fails.
-    await api.service.engine().request('close', { projectKey: status.key });
+    const status = api.index.status().folders[0];
+    // Close the engine in the worker behind the index's back: every query of it now fails.
+    await api.index.loseEngineForTests(status.key);
     try {
       const answer = await ask('@project how does parseCookieHeader work?');
       const messages = onlyRequest(answer);
@@ -358,9 +355,13 @@ describe('@project chat participant and #projectKnowledge tool (fake model, chat
       });
       assert.match(textParts(tool).join('\n'), /^Project Knowledge search failed \(.+\); continue without it/);
     } finally {
-      api.service.scheduleSync(status.folder, 0, true);
-      await waitFor('the index to reopen', () => status.opened && status.state === 'ready', 60_000);
-      await api.service.whenIdle();
+      api.index.reopen(status.folder);
+      await waitFor(
+        'the index to reopen',
+        () => api.index.folderStatus(status.key)?.opened && api.index.folderStatus(status.key)?.state === 'ready',
+        60_000,
+      );
+      await api.index.whenIdle();
     }
   });
 
@@ -413,12 +414,12 @@ describe('@project chat participant and #projectKnowledge tool (fake model, chat
       assert.ok(button, 'a Rebuild Index button');
       assert.deepEqual(button.arguments, [true]);
       await vscode.commands.executeCommand(button.command, ...(button.arguments ?? []));
-      const status = api.service.statuses()[0];
+      const status = api.index.status().folders[0];
       assert.equal(status.lastReport?.full, true);
       assert.equal(status.state, 'ready');
       assert.deepEqual(status.lastReport?.errors, [], 'the rebuild indexed every file without errors');
       assert.ok((status.lastReport?.reindexed ?? 0) >= 3, JSON.stringify(status.lastReport));
-      const [retrieval] = await api.service.search('parseCookieHeader');
+      const [retrieval] = await api.index.search('parseCookieHeader');
       assert.equal(retrieval.results[0]?.path, 'src/cookies.ts', 'the rebuilt index still answers');
     });
   });

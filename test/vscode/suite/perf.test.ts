@@ -1,7 +1,16 @@
 import * as assert from 'node:assert/strict';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import * as vscode from 'vscode';
+import type { TreeFile } from '../../../src/core/worker/protocol';
+import type { WorkspaceIndex } from '../../../src/vscode/workspaceIndex';
 import { activeApi, waitFor, workspaceFolder } from './helpers';
+
+/** Every indexed file of a folder, read one directory at a time as the tree does. */
+async function indexedFiles(index: WorkspaceIndex, folderKey: string, directory = ''): Promise<TreeFile[]> {
+  const listing = await index.listDirectory(folderKey, directory);
+  const nested = await Promise.all(listing.directories.map((child) => indexedFiles(index, folderKey, child)));
+  return [...listing.files, ...nested.flat()];
+}
 
 /**
  * Measurements in the real extension host (run by `npm run bench:vscode` on the 5,000-file bench
@@ -15,9 +24,9 @@ describe('extension host performance', () => {
     histogram.enable();
     const api = await activeApi();
     const started = Date.now();
-    await waitFor('the corpus index', () => api.service.statuses().some((status) => status.state === 'ready'), 600_000, 100);
+    await waitFor('the corpus index', () => api.index.status().folders.some((status) => status.state === 'ready'), 600_000, 100);
     histogram.disable();
-    const report = api.service.statuses()[0].lastReport;
+    const report = api.index.status().folders[0].lastReport;
     assert.ok(report && report.reindexed + report.unchanged > 1000);
     const ms = (nanoseconds: number) => (nanoseconds / 1e6).toFixed(1);
     console.log(
@@ -38,8 +47,8 @@ describe('extension host performance', () => {
       await waitFor(
         'the edit to be searchable',
         async () => {
-          if (!seen && api.service.statuses()[0].pendingPaths.size > 0) seen = Date.now() - started;
-          const [retrieval] = await api.service.search(marker);
+          if (!seen && api.index.status().folders[0].pendingPaths.length > 0) seen = Date.now() - started;
+          const [retrieval] = await api.index.search(marker);
           return retrieval?.results.some((result) => result.text.includes(marker));
         },
         60_000,
@@ -56,7 +65,7 @@ describe('extension host performance', () => {
       );
     };
     // Edits to files the index holds: the usual save.
-    const files = await api.service.engine().request('files', { projectKey: api.service.statuses()[0].key });
+    const files = await indexedFiles(api.index, api.index.status().folders[0].key);
     const indexed = files
       .map((file) => file.path)
       .filter((file) => file.endsWith('.ts'))

@@ -57,7 +57,7 @@ describe('packaged .vsix smoke test', () => {
     const api = await activeApi();
     const extension = vscode.extensions.getExtension(extensionId);
     assert.equal(extension?.isActive, true);
-    assert.equal(typeof api.service.search, 'function');
+    assert.equal(typeof api.index.search, 'function');
     assert.equal(typeof api.tree.getChildren, 'function');
     console.log(`installed extension activated in ${api.activationMs.toFixed(1)} ms`);
   });
@@ -65,9 +65,9 @@ describe('packaged .vsix smoke test', () => {
   it('indexes the trusted fixture folder', async () => {
     assert.equal(vscode.workspace.isTrusted, true);
     const api = await activeApi();
-    await waitFor('the first index', () => api.service.statuses().some((status) => status.state === 'ready'), 90_000);
-    await api.service.whenIdle();
-    const status = api.service.statuses()[0];
+    await waitFor('the first index', () => api.index.status().folders.some((status) => status.state === 'ready'), 90_000);
+    await api.index.whenIdle();
+    const status = api.index.status().folders[0];
     assert.equal(status.state, 'ready');
     assert.ok(status.lastReport && status.lastReport.reindexed >= 3, JSON.stringify(status.lastReport));
   });

@@ -20,15 +20,15 @@ async function allNodes(node?: IndexNode, depth = 0): Promise<IndexNode[]> {
 describe('trusted workspace', () => {
   before(async () => {
     const api = await activeApi();
-    await waitFor('the first index', () => api.service.statuses().some((status) => status.state === 'ready'), 60_000);
-    await api.service.whenIdle();
+    await waitFor('the first index', () => api.index.status().folders.some((status) => status.state === 'ready'), 60_000);
+    await api.index.whenIdle();
   });
 
   it('activates quickly and indexes on its own', async () => {
     const api = await activeApi();
     console.log(`activation took ${api.activationMs.toFixed(1)} ms before indexing started`);
     assert.equal(vscode.workspace.isTrusted, true);
-    const status = api.service.statuses()[0];
+    const status = api.index.status().folders[0];
     assert.equal(status.state, 'ready');
     assert.ok(status.lastReport && status.lastReport.reindexed >= 3, JSON.stringify(status.lastReport));
     assert.equal(status.lastReport?.exclusionsByReason['lockfile'], 1);
@@ -37,7 +37,7 @@ describe('trusted workspace', () => {
 
   it('stores one database per folder in global storage', async () => {
     const api = await activeApi();
-    await api.service.whenIdle();
+    await api.index.whenIdle();
     const health = await vscode.commands.executeCommand<string>('projectKnowledge.healthCheck');
     const database = health.match(/Database: (\S+\.sqlite)/)?.[1];
     assert.ok(database, health);
@@ -59,12 +59,12 @@ describe('trusted workspace', () => {
 
   it('returns verified snippets whose hash is the live file hash', async () => {
     const api = await activeApi();
-    const [retrieval] = await api.service.search('parseCookieHeader');
+    const [retrieval] = await api.index.search('parseCookieHeader');
     assert.ok(retrieval.results.length > 0);
     const first = retrieval.results[0];
     assert.equal(first.path, 'src/cookies.ts');
     assert.equal(first.sha256, await liveSha('src/cookies.ts'));
-    assert.equal(api.service.lastManifest?.query, 'parseCookieHeader');
+    assert.equal(api.index.lastManifest?.query, 'parseCookieHeader');
   });
 
   it('shows status, files and items in the tree; items open their range and copy citations', async () => {
@@ -76,7 +76,7 @@ describe('trusted workspace', () => {
     assert.equal(status.label, 'Ready');
     const file = nodes.find((node): node is FileNode => node.kind === 'file' && node.file.path === 'src/cookies.ts');
     assert.ok(file, 'src/cookies.ts is in the tree');
-    assert.equal(api.tree.getParent(file)?.id, 'dir:' + file.status.key + ':src');
+    assert.equal(api.tree.getParent(file)?.id, 'dir:' + file.folderKey + ':src');
     const item = nodes.find((node): node is ItemNode => node.kind === 'item' && node.file.file.path === 'src/cookies.ts');
     assert.ok(item);
     await vscode.commands.executeCommand('projectKnowledge.openSnippet', item);
@@ -106,7 +106,7 @@ describe('trusted workspace', () => {
     const found = await waitFor(
       'the saved edit to be searchable',
       async () => {
-        const [retrieval] = await api.service.search('freshlySavedMarker');
+        const [retrieval] = await api.index.search('freshlySavedMarker');
         return retrieval?.results.find((result) => result.path === 'src/session.ts' && result.text.includes('freshlySavedMarker'));
       },
       20_000,
@@ -122,13 +122,13 @@ describe('trusted workspace', () => {
     await waitFor(
       'the deleted file to leave the index',
       async () => {
-        await api.service.whenIdle();
-        const files = await api.service.engine().request('files', { projectKey: api.service.statuses()[0].key });
+        await api.index.whenIdle();
+        const { files } = await api.index.listDirectory(api.index.status().folders[0].key, 'src');
         return !files.some((file) => file.path === 'src/obsolete.ts');
       },
       20_000,
     );
-    const [retrieval] = await api.service.search('obsoleteHelper');
+    const [retrieval] = await api.index.search('obsoleteHelper');
     assert.ok(!retrieval.results.some((result) => result.path === 'src/obsolete.ts'));
     const nodes = await allNodes();
     assert.ok(!nodes.some((node) => node.kind === 'file' && node.file.path === 'src/obsolete.ts'));
@@ -136,9 +136,9 @@ describe('trusted workspace', () => {
 
   it('reuses the stored index on reopen: nothing changed means nothing re-read', async () => {
     const api = await activeApi();
-    await api.service.whenIdle();
-    await api.service.reopenAll();
-    const status = api.service.statuses()[0];
+    await api.index.whenIdle();
+    await api.index.reopenAll();
+    const status = api.index.status().folders[0];
     assert.equal(status.loadedFromDisk, true);
     assert.equal(status.lastReport?.read, 0);
     assert.equal(status.lastReport?.reindexed, 0);
@@ -146,33 +146,33 @@ describe('trusted workspace', () => {
 
   it('settles a sync only with the syncs queued behind it, so the state it leaves is final', async () => {
     const api = await activeApi();
-    await api.service.whenIdle();
-    const status = api.service.statuses()[0];
-    const first = api.service.runSync(status);
+    await api.index.whenIdle();
+    const { key } = api.index.status().folders[0];
+    const first = api.index.syncFolder(key);
     // Requested while the first runs: it is queued, and the promise of the first covers it.
-    const queued = api.service.runSync(status, true);
+    const queued = api.index.syncFolder(key, { full: true });
     await first;
-    assert.equal(status.lastReport?.full, true, 'the queued full rescan ran before the first promise settled');
-    assert.equal(status.state, 'ready');
+    assert.equal(api.index.folderStatus(key)?.lastReport?.full, true, 'the queued full rescan ran before the first promise settled');
+    assert.equal(api.index.folderStatus(key)?.state, 'ready');
     await queued;
-    assert.equal(status.state, 'ready');
+    assert.equal(api.index.folderStatus(key)?.state, 'ready');
   });
 
   it('rebuilds on demand with a full rescan', async () => {
     const api = await activeApi();
     await vscode.commands.executeCommand('projectKnowledge.rebuildIndex', true);
-    const status = api.service.statuses()[0];
+    const status = api.index.status().folders[0];
     assert.equal(status.lastReport?.full, true);
     assert.deepEqual(status.lastReport?.errors, []);
     assert.equal(status.lastReport?.removed, 0);
     assert.equal(status.state, 'ready');
-    const [retrieval] = await api.service.search('parseCookieHeader');
+    const [retrieval] = await api.index.search('parseCookieHeader');
     assert.equal(retrieval.results[0]?.path, 'src/cookies.ts');
   });
 
   it('opens the manifest webview', async () => {
     const api = await activeApi();
-    await api.service.search('Session');
+    await api.index.search('Session');
     await vscode.commands.executeCommand('projectKnowledge.showManifest');
     assert.equal(api.manifest.isOpen, true);
   });
@@ -189,8 +189,8 @@ describe('trusted workspace: agent tools and the MCP server definition', () => {
 
   before(async () => {
     const api = await activeApi();
-    await waitFor('the index', () => api.service.statuses().some((status) => status.state === 'ready'), 60_000);
-    await api.service.whenIdle();
+    await waitFor('the index', () => api.index.status().folders.some((status) => status.state === 'ready'), 60_000);
+    await api.index.whenIdle();
   });
 
   it('declares the four navigation tools beside the search tool', () => {

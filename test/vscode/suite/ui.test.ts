@@ -47,11 +47,11 @@ if (mode === 'trusted') {
       this.timeout(120_000);
       assert.equal(vscode.workspace.isTrusted, true);
       const api = await activeApi();
-      await waitFor('the first index', () => api.service.statuses().some((status) => status.state === 'ready'), 90_000);
-      await api.service.whenIdle();
+      await waitFor('the first index', () => api.index.status().folders.some((status) => status.state === 'ready'), 90_000);
+      await api.index.whenIdle();
       // A symbol and two words: the exact declaration ranks first, and with at most two results
       // the other candidates are listed as excluded, so the browser can check both filters.
-      const [retrieval] = await api.service.search('parseCookieHeader cookie header', { limit: 2 });
+      const [retrieval] = await api.index.search('parseCookieHeader cookie header', { limit: 2 });
       const entries = retrieval?.manifest.entries ?? [];
       const seen = JSON.stringify(entries.map((entry) => [entry.included, entry.reason, `${entry.path}:${entry.startLine}`]));
       assert.ok(
@@ -84,9 +84,9 @@ if (mode === 'trusted') {
     it('starts in Restricted Mode with nothing read', async () => {
       assert.equal(vscode.workspace.isTrusted, false);
       const api = await activeApi();
-      await api.service.whenIdle();
-      assert.equal(api.service.overallState(), 'untrusted');
-      assert.deepEqual(await api.service.counters(), { fsCalls: 0, gitCalls: 0, engineOpens: 0, workerStarted: false });
+      await api.index.whenIdle();
+      assert.equal(api.index.status().state, 'untrusted');
+      assert.deepEqual(await api.index.counters(), { fsCalls: 0, gitCalls: 0, engineOpens: 0, workerStarted: false });
     });
 
     it('starts indexing in the same extension host when trust is granted in the trust editor', async function () {
@@ -96,16 +96,16 @@ if (mode === 'trusted') {
       await waitForSignal('trust-clicked');
       const clicked = Date.now();
       await waitFor('workspace trust', () => vscode.workspace.isTrusted, 30_000);
-      await waitFor('the indexing worker to start', () => api.service.workerStarted, 30_000);
-      await waitFor('the index to be ready', () => api.service.statuses().some((status) => status.state === 'ready'), 90_000);
+      await waitFor('the indexing worker to start', () => api.index.workerStarted, 30_000);
+      await waitFor('the index to be ready', () => api.index.status().folders.some((status) => status.state === 'ready'), 90_000);
       console.log(`trust granted in the UI → index ready after ${Date.now() - clicked} ms (no reload)`);
       // The same API object: the extension was not re-activated, so no reload happened.
       assert.equal(await activeApi(), api);
-      const counters = await api.service.counters();
+      const counters = await api.index.counters();
       assert.equal(counters.workerStarted, true);
       assert.ok(counters.engineOpens >= 1, JSON.stringify(counters));
       assert.ok(counters.fsCalls > 0 || counters.gitCalls > 0, JSON.stringify(counters));
-      const status = api.service.statuses()[0];
+      const status = api.index.status().folders[0];
       assert.ok(status.lastReport && status.lastReport.reindexed >= 3, JSON.stringify(status.lastReport));
       signal('indexed');
       await waitForSignal('ui-done');

@@ -13,37 +13,37 @@ describe('Restricted Mode (untrusted workspace)', () => {
     // Activation registered the commands even here; they refuse to index, but they exist.
     const commands = await vscode.commands.getCommands(true);
     assert.ok(commands.includes('projectKnowledge.healthCheck'), 'the health check command is registered');
-    assert.equal(api.service.workerStarted, false);
+    assert.equal(api.index.workerStarted, false);
   });
 
   it('enumerates no file, runs no git and opens no index', async () => {
     const api = await activeApi();
-    await api.service.start();
-    await api.service.whenIdle();
-    const counters = await api.service.counters();
+    await api.index.start();
+    await api.index.whenIdle();
+    const counters = await api.index.counters();
     assert.deepEqual(counters, { fsCalls: 0, gitCalls: 0, engineOpens: 0, workerStarted: false });
-    assert.equal(api.service.workerStarted, false);
+    assert.equal(api.index.workerStarted, false);
   });
 
   it('reports untrusted in the state, the health check and search', async () => {
     const api = await activeApi();
-    assert.equal(api.service.overallState(), 'untrusted');
-    assert.ok(api.service.statuses().every((status) => status.state === 'untrusted' && !status.opened));
+    assert.equal(api.index.status().state, 'untrusted');
+    assert.ok(api.index.status().folders.every((status) => status.state === 'untrusted' && !status.opened));
     const report = await vscode.commands.executeCommand<string>('projectKnowledge.healthCheck');
     assert.match(report, /untrusted/);
     assert.match(report, /Restricted Mode/);
-    const results = await api.service.search('anything at all');
+    const results = await api.index.search('anything at all');
     assert.deepEqual(results, []);
-    const counters = await api.service.counters();
+    const counters = await api.index.counters();
     assert.equal(counters.workerStarted, false);
   });
 
   it('no setting overrides trust', async () => {
     const api = await activeApi();
     await vscode.workspace.getConfiguration('projectKnowledge').update('enabled', true, vscode.ConfigurationTarget.Global);
-    await api.service.refreshFolders();
-    await api.service.whenIdle();
-    assert.equal(api.service.workerStarted, false);
+    await api.index.refreshFolders();
+    await api.index.whenIdle();
+    assert.equal(api.index.workerStarted, false);
   });
 });
 
@@ -60,7 +60,7 @@ describe('Restricted Mode: @project and #projectKnowledge', () => {
     assert.match(text, /this workspace is not trusted, so no project source may be read/);
     assert.match(text, /Ask the user to trust the workspace, or continue without project context\./);
     assert.ok(!text.includes('[PROJECT SOURCE'), 'no quoted source');
-    assert.equal(api.service.workerStarted, false);
+    assert.equal(api.index.workerStarted, false);
   });
 
   it('the participant, asked through the chat UI, explains Restricted Mode and sends the model nothing', async function () {
@@ -83,7 +83,7 @@ describe('Restricted Mode: @project and #projectKnowledge', () => {
     assert.match(search.transcript.markdown, /Restricted Mode/);
     assert.deepEqual(search.transcript.anchors, []);
     assert.deepEqual(fake.requests, []);
-    assert.equal(api.service.workerStarted, false, 'no index was opened');
+    assert.equal(api.index.workerStarted, false, 'no index was opened');
   });
 });
 
@@ -91,7 +91,7 @@ describe('Restricted Mode: navigation tools and MCP', () => {
   it('offers no MCP server definition', async () => {
     const api = await activeApi();
     assert.deepEqual(await api.mcp?.provideMcpServerDefinitions(), []);
-    assert.equal(api.service.workerStarted, false);
+    assert.equal(api.index.workerStarted, false);
   });
 
   it('each navigation tool answers that the workspace is not trusted and reads nothing', async () => {
@@ -107,7 +107,7 @@ describe('Restricted Mode: navigation tools and MCP', () => {
       const text = result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('\n');
       assert.match(text, /this workspace is not trusted, so no project source may be read/, name);
     }
-    const counters = await api.service.counters();
+    const counters = await api.index.counters();
     assert.deepEqual(counters, { fsCalls: 0, gitCalls: 0, engineOpens: 0, workerStarted: false });
   });
 });
