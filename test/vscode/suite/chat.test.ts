@@ -206,6 +206,44 @@ describe('@project chat participant and #projectKnowledge tool (fake model, chat
     assert.equal(answer.transcript.references.length, blocks.length);
   });
 
+  it('records in the manifest exactly what the model received: blocks dropped for its input limit are model-input-limit', async () => {
+    const api = await activeApi();
+    fake.setTokenScale(12);
+    const question = 'how do parseCookieHeader, Session.send and serializeCookie fit together?';
+    const answer = await ask(`@project ${question}`);
+    const blocks = quotedBlocks(onlyRequest(answer));
+    const manifest = api.index.lastManifest;
+    assert.ok(manifest, 'the answer published its manifest');
+    assert.equal(manifest.query, question);
+    const included = manifest.entries.filter((entry) => entry.included);
+    // The same snippets, file hashes and ranges the model read (a long chunk is quoted as its matching lines).
+    assert.deepEqual(
+      included.map((entry) => `${entry.path}@${entry.fileHash}`).sort(),
+      blocks.map((block) => `${block.path}@${block.sha256}`).sort(),
+    );
+    for (const block of blocks)
+      assert.ok(
+        included.some((entry) => entry.path === block.path && entry.startLine <= block.startLine && block.endLine <= entry.endLine),
+        `a manifest entry holds ${block.path}:${block.startLine}-${block.endLine}`,
+      );
+    const dropped = manifest.entries.filter((entry) => entry.reason === 'model-input-limit');
+    assert.ok(
+      dropped.length > 0,
+      `blocks were dropped for the model input limit: ${JSON.stringify(manifest.entries.map((entry) => entry.reason))}`,
+    );
+    assert.ok(dropped.every((entry) => !entry.included && typeof entry.matchedBy === 'string'));
+    assert.equal(
+      manifest.usedTokens,
+      included.reduce((sum, entry) => sum + entry.tokens, 0),
+      'the used tokens count only what was sent',
+    );
+    const summary = await ask('@project /manifest');
+    assert.match(
+      summary.transcript.markdown,
+      new RegExp(`^Manifest: ${included.length} snippets included .*model-input-limit ${dropped.length}`),
+    );
+  });
+
   it('says so, and quotes nothing, when no block fits the model input limit', async () => {
     fake.setTokenScale(400);
     const answer = await ask('@project how does parseCookieHeader work?');

@@ -2,7 +2,11 @@ import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import type { FileNode, IndexNode, ItemNode } from '../../../src/vscode/treeView';
+import * as path from 'node:path';
+import { EngineClient } from '../../../src/core/worker/engineClient';
+import { readConfig } from '../../../src/vscode/config';
+import type { DirectoryNode, FileNode, IndexNode, ItemNode } from '../../../src/vscode/treeView';
+import type { IndexChange } from '../../../src/vscode/workspaceIndex';
 import { activeApi, extensionId, waitFor, workspaceFolder } from './helpers';
 
 async function liveSha(relative: string): Promise<string> {
@@ -134,6 +138,103 @@ describe('trusted workspace', () => {
     assert.ok(!nodes.some((node) => node.kind === 'file' && node.file.path === 'src/obsolete.ts'));
   });
 
+  it('merges the watcher and save events of one save into one sync and one index event', async () => {
+    const api = await activeApi();
+    await api.index.whenIdle();
+    await allNodes();
+    const relative = 'src/session.ts';
+    const { key, fileEvents: before } = api.index.status().folders[0];
+    const startSeq = api.index.requests().at(-1)?.seq ?? 0;
+    const changes: IndexChange[] = [];
+    const refreshes: Array<IndexNode | undefined> = [];
+    const subscriptions = [
+      api.index.onDidChangeIndex((change) => changes.push(change)),
+      api.tree.onDidChangeTreeData((node) => refreshes.push(node)),
+    ];
+    try {
+      const document = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(workspaceFolder().uri, relative));
+      const editor = await vscode.window.showTextDocument(document);
+      assert.ok(await editor.edit((builder) => builder.insert(new vscode.Position(document.lineCount, 0), '\n// one save, two events\n')));
+      await waitFor('the document to be saved', async () => !document.isDirty || (await document.save()), 30_000, 100);
+      // The save itself and the file watcher both report it; wait for both before counting.
+      await waitFor('the save and the watcher to report the write', () => {
+        const events = api.index.folderStatus(key)?.fileEvents;
+        return events && events.received >= before.received + 2;
+      });
+      await api.index.whenIdle();
+    } finally {
+      for (const subscription of subscriptions) subscription.dispose();
+    }
+    const now = api.index.folderStatus(key);
+    assert.ok(now && now.fileEvents.merged >= before.merged + 1, `a duplicate was merged: ${JSON.stringify(now?.fileEvents)}`);
+    const syncs = api.index
+      .requests()
+      .filter((request) => request.seq > startSeq && request.name === 'sync' && request.paths?.includes(relative));
+    assert.equal(syncs.length, 1, `one sync re-indexed the saved file: ${JSON.stringify(syncs)}`);
+    const touching = changes.filter((change) => change.paths === undefined || change.paths.includes(relative));
+    assert.deepEqual(
+      touching.map((change) => change.paths),
+      [[relative]],
+      `one index event, for that file only: ${JSON.stringify(changes)}`,
+    );
+    assert.ok(!refreshes.includes(undefined), 'no event refreshed the whole tree');
+    assert.ok(
+      refreshes.some((node) => node?.kind === 'directory' && node.relativePath === 'src'),
+      'the directory holding the file was refreshed',
+    );
+  });
+
+  it('lists one directory per request, and each node builds its own row', async () => {
+    const api = await activeApi();
+    await api.index.whenIdle();
+    const startSeq = api.index.requests().at(-1)?.seq ?? 0;
+    const listings = () =>
+      api.index
+        .requests()
+        .filter((request) => request.seq > startSeq && ['directory', 'files', 'fileItems'].includes(request.name))
+        .map((request) => `${request.name}:${request.path ?? ''}`);
+    const roots = await api.tree.getChildren();
+    assert.deepEqual(listings(), ['directory:']);
+    assert.ok(
+      roots.every(
+        (node) =>
+          node.kind === 'status' ||
+          (node.kind === 'directory' && !node.relativePath.includes('/')) ||
+          (node.kind === 'file' && !node.file.path.includes('/')),
+      ),
+      'the root lists only top-level rows',
+    );
+    const src = roots.find((node): node is DirectoryNode => node.kind === 'directory' && node.relativePath === 'src');
+    assert.ok(src, 'src is a top-level directory row');
+    const children = await api.tree.getChildren(src);
+    assert.deepEqual(listings(), ['directory:', 'directory:src'], 'expanding src asked for src only');
+    assert.ok(children.length > 0);
+    for (const child of children) {
+      const childPath = child.kind === 'file' ? child.file.path : child.kind === 'directory' ? child.relativePath : '';
+      assert.equal(path.posix.dirname(childPath), 'src', `${childPath} is a direct child of src`);
+    }
+    const cookies = children.find((node): node is FileNode => node.kind === 'file' && node.file.path === 'src/cookies.ts');
+    assert.ok(cookies);
+    const row = api.tree.getTreeItem(cookies);
+    assert.equal(row.label, 'cookies.ts');
+    assert.equal(row.id, cookies.id);
+    assert.equal(row.contextValue, 'pk.file');
+    assert.equal(api.tree.getParent(cookies), src);
+    // A status change refreshes the status row only: no directory is listed again.
+    const refreshes: Array<IndexNode | undefined> = [];
+    const subscription = api.tree.onDidChangeTreeData((node) => refreshes.push(node));
+    try {
+      await api.index.refreshFolders();
+    } finally {
+      subscription.dispose();
+    }
+    assert.ok(
+      refreshes.length > 0 && refreshes.every((node) => node?.kind === 'status'),
+      JSON.stringify(refreshes.map((node) => node?.id)),
+    );
+    assert.deepEqual(listings(), ['directory:', 'directory:src']);
+  });
+
   it('reuses the stored index on reopen: nothing changed means nothing re-read', async () => {
     const api = await activeApi();
     await api.index.whenIdle();
@@ -248,5 +349,56 @@ describe('trusted workspace: agent tools and the MCP server definition', () => {
     const health = await vscode.commands.executeCommand<string>('projectKnowledge.healthCheck');
     assert.equal(definition.args[4], health.match(/Database: (\S+\.sqlite)/)?.[1]);
     assert.equal(definition.label, `Project Knowledge: ${workspaceFolder().name}`);
+  });
+});
+
+describe('shutdown (last: it stops the index of this window)', () => {
+  it('writes an edit synced just before a window reload, so the reloaded index does not read it again', async () => {
+    const api = await activeApi();
+    await api.index.whenIdle();
+    const folder = workspaceFolder();
+    const { key } = api.index.status().folders[0];
+    const uri = vscode.Uri.joinPath(folder.uri, 'src', 'cookies.ts');
+    const marker = `writtenAtShutdown${Date.now()}`;
+    const before = Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');
+    await vscode.workspace.fs.writeFile(uri, Buffer.from(`${before}\nexport const ${marker} = 1;\n`));
+    // Re-indexed alone, its database write deferred until edits pause: the window reloads now.
+    await waitFor(
+      'the edit to be re-indexed with its database write still pending',
+      async () => {
+        const status = api.index.folderStatus(key);
+        if (!status || status.state !== 'ready' || status.pendingPaths.length > 0 || !status.pendingWrite) return false;
+        const [retrieval] = await api.index.search(marker);
+        return retrieval?.results.some((result) => result.text.includes(marker));
+      },
+      20_000,
+      25,
+    );
+    const database = await api.index.databaseFor(folder);
+    // What `deactivate` returns, and VS Code awaits, when the window reloads.
+    await api.index.shutdown();
+    assert.equal(api.index.workerStarted, false, 'the worker stopped');
+    assert.equal(api.index.folderStatus(key)?.pendingWrite, false, 'nothing is left unwritten');
+    // The reloaded window: a new worker opens the same database with the same settings and syncs.
+    const extension = vscode.extensions.getExtension(extensionId);
+    assert.ok(extension);
+    const client = new EngineClient(path.join(extension.extensionPath, 'dist', 'worker.js'));
+    try {
+      const opened = await client.request('open', {
+        projectKey: key,
+        root: folder.uri.fsPath,
+        dbPath: database,
+        options: readConfig(folder).engine,
+      });
+      assert.equal(opened.loadedFromDisk, true);
+      const outcome = await client.request('sync', { projectKey: key, persist: false });
+      assert.equal(outcome.report?.read, 0, `nothing was re-read after the reload: ${JSON.stringify(outcome.report)}`);
+      assert.equal(outcome.changed, 0);
+      const found = await client.request('search', { projectKey: key, query: marker });
+      assert.equal(found.results[0]?.path, 'src/cookies.ts');
+      await client.request('close', { projectKey: key });
+    } finally {
+      await client.dispose();
+    }
   });
 });
