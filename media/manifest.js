@@ -60,6 +60,15 @@
     }
     const included = manifest.entries.filter((/** @type {any} */ entry) => entry.included).length;
     app.append(element('p', { class: 'query' }, [`${strings.query}: `, element('code', {}, [manifest.query])]));
+    if (manifest.rewrite) {
+      app.append(
+        element('p', { class: 'rewrite' }, [
+          format(strings.rewrittenFrom, manifest.rewrite.model),
+          ' ',
+          element('code', {}, [manifest.rewrite.request]),
+        ]),
+      );
+    }
     const revision = manifest.revision;
     if (revision) {
       app.append(

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { formatHealth } from '../core/health';
+import { displayText } from '../core/safeText';
 import { summarizeManifest } from '../core/retrieval/manifest';
 import type { Manifest } from '../core/retrieval/manifest';
 import type { VerifiedSnippet } from '../core/retrieval/retrieve';
@@ -7,6 +8,7 @@ import { describeCommandError, describeModelError } from './chatErrors';
 import { readConfig } from './config';
 import { Disposable } from './lifecycle';
 import { manifestAsSent } from './modelManifest';
+import { QueryRewriter } from './queryRewrite';
 import type { QuotedBlock, WorkspaceIndex } from './workspaceIndex';
 
 export const participantId = 'projectKnowledge.project';
@@ -75,6 +77,11 @@ class RecordingStream implements vscode.ChatResponseStream {
   }
 }
 
+/** Text a model wrote, shown as inline code: unsafe characters escaped, no backtick to end the span early. */
+function inlineCode(value: string): string {
+  return '`' + displayText(value).replace(/`/g, "'") + '`';
+}
+
 function locationOf(folder: vscode.WorkspaceFolder, result: VerifiedSnippet): vscode.Location {
   return new vscode.Location(
     vscode.Uri.joinPath(folder.uri, ...result.path.split('/')),
@@ -97,11 +104,14 @@ function attachedPaths(request: vscode.ChatRequest): string[] {
 
 /** The `@project` participant: grounded answers from quoted, live-verified project source. */
 export class ProjectParticipant extends Disposable {
+  private readonly rewriter: QueryRewriter;
+
   constructor(
     private readonly index: WorkspaceIndex,
     private readonly log: vscode.LogOutputChannel,
   ) {
     super();
+    this.rewriter = new QueryRewriter(log);
   }
 
   private readonly _onDidRespond = this._register(new vscode.EventEmitter<ChatTranscript>());
@@ -185,14 +195,22 @@ export class ProjectParticipant extends Disposable {
       // (less the reserve) and the source within the prompt budget setting.
       const inputBudget = Math.floor(model.maxInputTokens * (1 - answerReserveRatio));
       const requestTokens = await model.countTokens(request.prompt, token);
-      const retrievalBudget = Math.min(readConfig().promptBudget, inputBudget - requestTokens);
+      const config = readConfig();
+      const retrievalBudget = Math.min(config.promptBudget, inputBudget - requestTokens);
       if (retrievalBudget <= 0)
         throw new RangeError(vscode.l10n.t('the request leaves no room for project source within the model input limit'));
-      const contexts = await this.index.context(
-        request.prompt,
-        { attachedPaths: attachedPaths(request), budgetTokens: retrievalBudget },
-        false,
-      );
+      const options = { attachedPaths: attachedPaths(request), budgetTokens: retrievalBudget };
+      let rewritten: string | undefined;
+      if (config.rewriteQuery) {
+        stream.progress(vscode.l10n.t('Rewriting the request into code terms…'));
+        rewritten = await this.rewriter.rewrite(model, request.prompt, token);
+      }
+      let contexts = await this.index.context(rewritten ?? request.prompt, options, false);
+      // A rewrite that finds nothing gives way to the request as the user typed it.
+      if (rewritten && contexts.every((context) => context.blocks.length === 0)) {
+        rewritten = undefined;
+        contexts = await this.index.context(request.prompt, options, false);
+      }
       if (token.isCancellationRequested) return { metadata: { kind: 'ask', snippets: 0 } satisfies ResultMetadata };
       const preamble = contexts.find((context) => context.blocks.length > 0)?.preamble;
       // The worker's own preamble goes first; the model's tokenizer has the last word on what fits.
@@ -215,7 +233,8 @@ export class ProjectParticipant extends Disposable {
           sent.push(block);
           included.push({ folder: context.folder, result: block.result });
         }
-        manifests.push(manifestAsSent(context.retrieval.manifest, dropped));
+        const manifest = manifestAsSent(context.retrieval.manifest, dropped);
+        manifests.push(rewritten ? { ...manifest, rewrite: { request: request.prompt, model: model.name } } : manifest);
       }
       // The manifest shown is the record of what the model received.
       if (manifests[0]) this.index.publishManifest(manifests[0]);
@@ -321,6 +340,15 @@ export class ProjectParticipant extends Disposable {
   private manifest(stream: vscode.ChatResponseStream): vscode.ChatResult {
     const manifest = this.index.lastManifest;
     stream.markdown(manifest ? summarizeManifest(manifest) : vscode.l10n.t('No retrieval has run yet.'));
+    if (manifest?.rewrite)
+      stream.markdown(
+        '\n\n' +
+          vscode.l10n.t(
+            'The request was rewritten by {0} into the query searched: {1}',
+            manifest.rewrite.model,
+            inlineCode(manifest.query),
+          ),
+      );
     void vscode.commands.executeCommand('projectKnowledge.showManifest');
     return { metadata: { kind: 'manifest', snippets: 0 } satisfies ResultMetadata };
   }

@@ -180,7 +180,11 @@ export const commandFactories: Record<string, (context: CommandContext) => (...a
         }
         quickPick.hide();
       });
-      quickPick.onDidHide(() => quickPick.dispose());
+      // Disposing the quick pick disposes its listeners; a search still waiting for the typing to pause is dropped.
+      quickPick.onDidHide(() => {
+        clearTimeout(timer);
+        quickPick.dispose();
+      });
       quickPick.show();
     },
 

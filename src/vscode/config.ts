@@ -7,6 +7,8 @@ export interface Config {
   engine: EngineOptionsInput;
   results: number;
   promptBudget: number;
+  /** Whether `@project` lets the chat model rewrite a request into code terms before searching. */
+  rewriteQuery: boolean;
 }
 
 /** Settings whose change alters what is indexed, so the index must be reopened and re-synced. */
@@ -44,6 +46,7 @@ export function readConfig(scope?: vscode.ConfigurationScope): Config {
   const promptBudget = numberSetting(section, 'promptBudget', 20_000);
   return {
     enabled: section.get<boolean>('enabled') !== false,
+    rewriteQuery: section.get<unknown>('chat.rewriteQuery') === true,
     results,
     promptBudget,
     engine: {

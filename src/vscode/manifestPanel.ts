@@ -16,6 +16,7 @@ function webviewStrings(): Record<string, string> {
     included: vscode.l10n.t('Included'),
     excluded: vscode.l10n.t('Excluded'),
     query: vscode.l10n.t('Query'),
+    rewrittenFrom: vscode.l10n.t('Rewritten by {0} from the request:'),
     revision: vscode.l10n.t('Revision'),
     health: vscode.l10n.t('Health'),
     status: vscode.l10n.t('Status'),

@@ -40,6 +40,8 @@ export interface Manifest {
   retries: number;
   /** How candidates were ranked: lexical tiers, hybrid (lexical + vectors), or lexical because vectors failed. */
   ranking?: 'lexical' | 'hybrid' | 'lexical-fallback';
+  /** Set by the chat participant when the chat model rewrote the request (`request`) into the `query` searched. */
+  rewrite?: { request: string; model: string };
   entries: ManifestEntry[];
 }
 

@@ -42,6 +42,10 @@ export interface FakeModel {
   countTokens(text: string): number;
   setMode(mode: FakeModelMode): void;
   setTokenScale(scale: number): void;
+  /** The next requests are answered with these fragments, one array per request. */
+  queueReplies(...replies: string[][]): void;
+  /** The next `count` requests fail. */
+  failNext(count: number): void;
   reset(): void;
 }
 

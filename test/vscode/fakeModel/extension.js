@@ -22,6 +22,10 @@ const state = {
   /** Tokens per 4 characters: raise it to make the same text cost more of the budget. */
   tokenScale: 1,
   replyFragments: ['Fake answer: ', 'the quoted project source ', 'was read.'],
+  /** Replies for the next requests, first in first out; the canned reply once it is empty. */
+  queuedReplies: [],
+  /** How many of the next requests fail before any other mode applies. */
+  failures: 0,
 };
 
 /** Every request as { model, at, messages: [{ role: 'user'|'assistant', name, text }] }. */
@@ -58,9 +62,14 @@ const provider = {
       at: Date.now(),
       messages: messages.map((message) => ({ role: roleOf(message), name: message.name, text: textOf(message) })),
     });
+    const queued = state.queuedReplies.shift();
+    if (state.failures > 0) {
+      state.failures--;
+      throw new Error('Fake model failed this request.');
+    }
     if (state.mode === 'language-model-error') throw vscode.LanguageModelError.Blocked('Fake quota exhausted for this test.');
     if (state.mode === 'error') throw new Error('Fake model backend is down.');
-    for (const [index, fragment] of state.replyFragments.entries()) {
+    for (const [index, fragment] of (queued ?? state.replyFragments).entries()) {
       if (token.isCancellationRequested) return;
       if (state.mode === 'fail-mid-stream' && index === 1) throw new Error('Fake model connection dropped.');
       progress.report(new vscode.LanguageModelTextPart(fragment));
@@ -90,11 +99,21 @@ function activate(context) {
     setTokenScale(scale) {
       state.tokenScale = scale;
     },
+    /** The next requests are answered with these fragments, one array per request. */
+    queueReplies(...replies) {
+      state.queuedReplies.push(...replies);
+    },
+    /** The next `count` requests fail. */
+    failNext(count) {
+      state.failures = count;
+    },
     reset() {
       requests.length = 0;
       tokenCounts = 0;
       state.mode = 'reply';
       state.tokenScale = 1;
+      state.queuedReplies.length = 0;
+      state.failures = 0;
     },
   };
 }

@@ -403,6 +403,46 @@ describe('@project chat participant and #projectKnowledge tool (fake model, chat
     }
   });
 
+  describe('query rewriting (projectKnowledge.chat.rewriteQuery)', () => {
+    const setting = () => vscode.workspace.getConfiguration('projectKnowledge');
+    before(async () => setting().update('chat.rewriteQuery', true, vscode.ConfigurationTarget.Global));
+    after(async () => setting().update('chat.rewriteQuery', undefined, vscode.ConfigurationTarget.Global));
+
+    it('searches for the code terms the model wrote and shows the rewrite in the manifest', async () => {
+      const api = await activeApi();
+      const question = 'where do we split the incoming header into name and value pairs?';
+      fake.queueReplies(['parseCookieHeader ', 'cookie header']);
+      const answer = await ask(`@project ${question}`);
+      assert.equal(answer.requests.length, 2, 'one rewrite call, then the answer');
+      const [rewrite, reply] = answer.requests;
+      assert.equal(rewrite.messages.length, 1);
+      assert.ok(rewrite.messages[0].text.includes(JSON.stringify(question)), 'the rewrite call quotes the request');
+      assert.ok(!quotedBlocks(rewrite.messages).length, 'the rewrite call carries no project source');
+      assert.equal(reply.messages.at(-1)?.text, question, 'the answer still gets the request as typed');
+      const blocks = quotedBlocks(reply.messages);
+      assert.equal(blocks[0]?.path, 'src/cookies.ts');
+      assert.match(blocks[0].text, /export function parseCookieHeader/);
+      const manifest = api.index.lastManifest;
+      assert.equal(manifest?.query, 'parseCookieHeader cookie header');
+      assert.deepEqual(manifest?.rewrite, { request: question, model: fake.model.name });
+      const summary = await ask('@project /manifest');
+      assert.match(summary.transcript.markdown, /rewritten by PK Fake Model into the query searched: `parseCookieHeader cookie header`/);
+    });
+
+    it('turns itself off for the session when the model fails, and answers from the request as typed', async () => {
+      const api = await activeApi();
+      fake.failNext(1);
+      const failed = await ask('@project how does parseCookieHeader work?');
+      assert.equal(failed.requests.length, 2, 'the failed rewrite, then the answer');
+      assert.match(failed.transcript.markdown, /Fake answer/);
+      assert.equal(quotedBlocks(failed.requests[1].messages)[0]?.path, 'src/cookies.ts');
+      assert.equal(api.index.lastManifest?.query, 'how does parseCookieHeader work?');
+      assert.equal(api.index.lastManifest?.rewrite, undefined);
+      const next = await ask('@project how does parseCookieHeader work?');
+      assert.equal(next.requests.length, 1, 'no rewrite is tried again after a failure');
+    });
+  });
+
   describe('#projectKnowledge tool', () => {
     it('returns verified quoted blocks and a manifest line for a symbol', async () => {
       const result = await vscode.lm.invokeTool('projectKnowledge_search', {
