@@ -73,6 +73,16 @@ interface Work {
   discovery: boolean;
 }
 
+/** A copy of a sync report that nothing can change, its lists and counts included. */
+function frozenReport(report: SyncReport): Readonly<SyncReport> {
+  return Object.freeze({
+    ...report,
+    exclusionsByReason: Object.freeze({ ...report.exclusionsByReason }),
+    boundNotes: Object.freeze([...report.boundNotes]) as string[],
+    errors: Object.freeze([...report.errors]) as string[],
+  });
+}
+
 /** File events arriving within this many milliseconds of each other are synced together. */
 const syncDebounceMs = 100;
 /** Edits re-indexed alone leave the database unwritten; it is written by a discovery sync once edits pause this long. */
@@ -141,7 +151,7 @@ export class FolderIndexer extends Disposable {
       state: this.state,
       message: this.message,
       progress: this.progress && Object.freeze({ ...this.progress }),
-      lastReport: this.lastReport && Object.freeze({ ...this.lastReport }),
+      lastReport: this.lastReport && frozenReport(this.lastReport),
       lastSync: this.lastSync,
       pendingPaths: Object.freeze([...this.pending]),
       opened: this.opened,

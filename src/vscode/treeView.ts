@@ -253,7 +253,8 @@ export class ItemNode {
     const stale = isPending(this.context, this.file.folderKey, this.file.file.path);
     const item = new vscode.TreeItem(displayText(this.item.label), vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
-    item.description = `${displayText(this.item.kind)} · ${this.item.startLine}-${this.item.endLine}${stale ? ' · ' + vscode.l10n.t('stale') : ''}`;
+    const lines = `${this.item.startLine}-${this.item.endLine}`;
+    item.description = `${displayText(this.item.kind)} · ${lines}${stale ? ' · ' + vscode.l10n.t('stale') : ''}`;
     item.tooltip = vscode.l10n.t('{0} lines {1}-{2}', displayText(this.file.file.path), this.item.startLine, this.item.endLine);
     const icon = this.item.kind === 'window' ? 'note' : `symbol-${symbolIcons.has(this.item.kind) ? this.item.kind : 'misc'}`;
     item.iconPath = new vscode.ThemeIcon(stale ? 'warning' : icon);

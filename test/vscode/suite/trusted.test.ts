@@ -184,6 +184,34 @@ describe('trusted workspace', () => {
     );
   });
 
+  it('hands out frozen status snapshots that later changes leave alone', async () => {
+    const api = await activeApi();
+    await api.index.whenIdle();
+    const before = api.index.status();
+    const [folder] = before.folders;
+    assert.ok(Object.isFrozen(before) && Object.isFrozen(before.folders) && Object.isFrozen(folder), 'the snapshot is frozen');
+    assert.ok(Object.isFrozen(folder.pendingPaths) && Object.isFrozen(folder.lastReport), 'its lists and report are frozen');
+    assert.equal(Reflect.set(folder, 'state', 'error'), false, 'a snapshot cannot be changed');
+    const uri = vscode.Uri.joinPath(workspaceFolder().uri, 'scripts', 'snapshot-probe.txt');
+    await vscode.workspace.fs.writeFile(uri, Buffer.from('snapshot probe\n'));
+    try {
+      await waitFor(
+        'the new file to be noticed',
+        () => (api.index.folderStatus(folder.key)?.fileEvents.received ?? 0) > folder.fileEvents.received,
+      );
+      await api.index.whenIdle();
+      assert.notEqual(api.index.status(), before, 'a change makes a new snapshot');
+      assert.equal(folder.state, 'ready', 'the old snapshot still shows the old state');
+      assert.deepEqual(folder.pendingPaths, []);
+    } finally {
+      await vscode.workspace.fs.delete(uri);
+      await waitFor('the probe file to leave the index', async () => {
+        await api.index.whenIdle();
+        return !(await api.index.listDirectory(folder.key, 'scripts')).files.some((file) => file.path === 'scripts/snapshot-probe.txt');
+      });
+    }
+  });
+
   it('lists one directory per request, and each node builds its own row', async () => {
     const api = await activeApi();
     await api.index.whenIdle();
