@@ -46,7 +46,7 @@ export function readConfig(scope?: vscode.ConfigurationScope): Config {
   const promptBudget = numberSetting(section, 'promptBudget', 20_000);
   return {
     enabled: section.get<boolean>('enabled') !== false,
-    rewriteQuery: section.get<unknown>('chat.rewriteQuery') === true,
+    rewriteQuery: section.get<unknown>('rewriteQuery') === true,
     results,
     promptBudget,
     engine: {

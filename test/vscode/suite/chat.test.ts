@@ -403,10 +403,10 @@ describe('@project chat participant and #projectKnowledge tool (fake model, chat
     }
   });
 
-  describe('query rewriting (projectKnowledge.chat.rewriteQuery)', () => {
+  describe('query rewriting (projectKnowledge.rewriteQuery)', () => {
     const setting = () => vscode.workspace.getConfiguration('projectKnowledge');
-    before(async () => setting().update('chat.rewriteQuery', true, vscode.ConfigurationTarget.Global));
-    after(async () => setting().update('chat.rewriteQuery', undefined, vscode.ConfigurationTarget.Global));
+    before(async () => setting().update('rewriteQuery', true, vscode.ConfigurationTarget.Global));
+    after(async () => setting().update('rewriteQuery', undefined, vscode.ConfigurationTarget.Global));
 
     it('searches for the code terms the model wrote and shows the rewrite in the manifest', async () => {
       const api = await activeApi();
