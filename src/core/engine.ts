@@ -53,7 +53,7 @@ export interface OpenEngineOptions {
    * Large syncs parse in worker threads when every parser can be built there (`ParserChain.recipes`);
    * `false` keeps all parsing on the engine's thread. The defaults suit the CLI and the extension.
    */
-  parsePool?: false | Partial<Pick<ParsePoolOptions, 'size' | 'script' | 'minFiles' | 'idleMs' | 'jobTimeoutMs'>>;
+  parsePool?: false | Partial<Pick<ParsePoolOptions, 'size' | 'script' | 'minFiles' | 'idleMs' | 'jobTimeoutMs' | 'reclaim'>>;
 }
 
 /** Syncs again after another writer replaced the database at most this many times before giving up. */

@@ -90,6 +90,8 @@ export interface FileAnalyzer {
   /** Files analyzed off this thread so far (the bench prints it; tests check the pool was used). */
   readonly analyzed: number;
   analyze(relativePath: string, bytes: Uint8Array, knownHash: string | undefined, force: boolean): Promise<FileAnalysis | undefined>;
+  /** Takes back a file not yet started elsewhere, so the caller analyzes it now instead of waiting (see `ParsePool.reclaim`). */
+  reclaim(relativePath: string): boolean;
   dispose?(): void;
 }
 
@@ -470,11 +472,11 @@ export async function syncProject(
   const analyzer = context.analyzer && toRead >= context.analyzer.minFiles ? context.analyzer : undefined;
   // Files read and sent to the pool before their turn; rows are still written in candidate order.
   const ahead = new Map<number, Promise<Examined>>();
-  const examine = async (index: number): Promise<Examined> => {
+  const examine = async (index: number, pooled: boolean): Promise<Examined> => {
     const candidate = discovery.candidates[index];
     try {
       const opened = openFile(context, candidate.path, candidate.stat, force);
-      if (opened.kind !== 'bytes' || !analyzer) return { opened };
+      if (opened.kind !== 'bytes' || !analyzer || !pooled) return { opened };
       return { opened, analysis: await analyzer.analyze(candidate.path, opened.bytes, opened.existing?.sha256, force) };
     } catch (error) {
       return { error };
@@ -496,7 +498,7 @@ export async function syncProject(
       if (index === from) continue;
       const reads = needsRead(index);
       if (reads && jobs >= analyzer.size * jobsPerWorker) return;
-      if (!ahead.has(index)) ahead.set(index, examine(index));
+      if (!ahead.has(index)) ahead.set(index, examine(index, true));
       if (reads) jobs++;
     }
   };
@@ -523,7 +525,9 @@ export async function syncProject(
     let outcome: FileOutcome;
     try {
       const before = previous.get(candidate.path);
-      const examined = await (started ?? examine(index));
+      // While the workers start, this thread analyzes the files whose turn comes before any worker took them.
+      if (started) analyzer?.reclaim(candidate.path);
+      const examined = await (started ?? examine(index, false));
       if ('error' in examined) throw examined.error;
       const { opened } = examined;
       // Whatever the pool did not analyze (a small sync, a crashed worker) is analyzed here, one file at a time.

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import type { OpenEngineOptions, ProjectEngine } from '../../src/core/engine';
 import { nodePorts, type EnginePorts } from '../../src/core/ports';
+import type { ParsePool } from '../../src/core/worker/parsePool';
 import { fixtureFactory, numberedLines, openEngine, randomFrom, structuralParsers } from './fixtures';
 
 const fixture = fixtureFactory();
@@ -77,9 +78,10 @@ describe('parse pool', () => {
     const project = fixture(everyLanguage());
     project.initGit();
     const inline = await indexWith(project.root, false);
-    const pooled = await indexWith(project.root, { minFiles: 1, size: 2 });
+    const pooled = await indexWith(project.root, { minFiles: 1, size: 2, reclaim: false });
     assert.equal(inline.engine.analyzer, undefined);
-    assert.ok((pooled.engine.analyzer?.analyzed ?? 0) >= 18, `the workers analyzed ${pooled.engine.analyzer?.analyzed} files`);
+    // The first file is analyzed on the engine thread at once; every later one went through the workers.
+    assert.equal(pooled.engine.analyzer?.analyzed, pooled.report.discovered - 1);
     assert.deepEqual(pooled.report.errors, []);
     assert.deepEqual(pooled.report.exclusionsByReason, inline.report.exclusionsByReason);
     assert.ok((inline.report.exclusionsByReason['secret-content'] ?? 0) >= 1, 'the generated key is left out');
@@ -111,6 +113,22 @@ describe('parse pool', () => {
     await pooled.engine.sync();
     await inline.engine.sync();
     assert.ok((pooled.engine.analyzer?.analyzed ?? 0) > before, 'the edited files went through the pool');
+    assert.deepEqual(allRows(pooled.engine), allRows(inline.engine));
+  });
+
+  test('while no worker is ready the engine thread takes back every file, and the sync does not wait', async () => {
+    const project = fixture(everyLanguage());
+    const inline = await indexWith(project.root, false);
+    process.env.PK_TEST_PARSE_FAULT = 'never-ready:';
+    let pooled: Awaited<ReturnType<typeof indexWith>>;
+    try {
+      pooled = await indexWith(project.root, { minFiles: 1, size: 2, script: faultyWorker });
+    } finally {
+      delete process.env.PK_TEST_PARSE_FAULT;
+    }
+    const pool = pooled.engine.analyzer as ParsePool;
+    assert.equal(pool.analyzed, 0);
+    assert.equal(pool.reclaimed, pooled.report.discovered - 1);
     assert.deepEqual(allRows(pooled.engine), allRows(inline.engine));
   });
 

@@ -1,7 +1,8 @@
 /**
  * A parse worker that misbehaves on one file, for the parse pool's failure tests. The fault comes
- * from `PK_TEST_PARSE_FAULT` (`exit:PATH`, `hang:PATH` or `throw:PATH`), which a worker thread
- * inherits from its parent's environment. Its listener runs before the real worker's.
+ * from `PK_TEST_PARSE_FAULT` (`exit:PATH`, `hang:PATH` or `throw:PATH`; `never-ready:` never
+ * serves at all), which a worker thread inherits from its parent's environment. Its listener runs
+ * before the real worker's.
  */
 import { parentPort } from 'node:worker_threads';
 import { serveParseJobs } from '../../src/core/worker/parseJobs';
@@ -17,4 +18,4 @@ parentPort?.on('message', (job: ParseJob) => {
   if (how === 'throw') (job as { bytes: unknown }).bytes = undefined;
 });
 
-serveParseJobs();
+if (how !== 'never-ready') serveParseJobs();

@@ -43,6 +43,8 @@ export interface ParsePoolOptions {
   minFiles?: number;
   /** Idle workers stop after this long (default 30 s); the next large sync starts them again. */
   idleMs?: number;
+  /** Whether `reclaim` takes back files no worker has started (default true; tests turn it off to send every file to the workers). */
+  reclaim?: boolean;
   /** A file a worker has not answered for this long is parsed inline and the worker replaced (default 120 s). */
   jobTimeoutMs?: number;
 }
@@ -78,6 +80,8 @@ export class ParsePool implements FileAnalyzer {
   readonly size: number;
   readonly minFiles: number;
   analyzed = 0;
+  /** Files taken back by `reclaim` and analyzed by the caller. */
+  reclaimed = 0;
   private readonly script: string | undefined;
   private readonly workers: PoolWorker[] = [];
   private readonly queue: PendingJob[] = [];
@@ -109,6 +113,20 @@ export class ParsePool implements FileAnalyzer {
       this.queue.push({ job: { id: ++this.nextId, path: relativePath, bytes, knownHash, force }, resolve });
       this.pump();
     });
+  }
+
+  /**
+   * Takes back a file no worker has started (all are still starting, or were lost): it resolves
+   * `undefined` and the caller analyzes it itself instead of waiting.
+   */
+  reclaim(relativePath: string): boolean {
+    if (this.settings.reclaim === false) return false;
+    const index = this.queue.findIndex((pending) => pending.job.path === relativePath);
+    if (index < 0) return false;
+    const [pending] = this.queue.splice(index, 1);
+    this.reclaimed++;
+    pending.resolve(undefined);
+    return true;
   }
 
   /** Stops every worker; their files resolve to `undefined` (inline). */
