@@ -16,6 +16,8 @@ const entryPoints = {
 const optional = {
   extension: 'src/vscode/extension.ts',
   worker: 'src/core/worker/engineHost.ts',
+  // The parse pool's threads (src/core/worker/parsePool.ts looks for it beside the bundle).
+  parseWorker: 'src/core/worker/parseWorker.ts',
   ...(production ? {} : { bench: 'test/bench/bench.ts' }),
 };
 for (const [name, file] of Object.entries(optional)) {

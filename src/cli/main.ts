@@ -60,7 +60,15 @@ async function openEngine(root: string, dbFlag: string | true | undefined, seman
     ports,
     parsers: createStructuralParsers({ grammarDirectory, queryDirectory: grammarDirectory }),
     options: { semantic },
+    parsePool: parseWorkers(process.env.PK_PARSE_WORKERS),
   });
+}
+
+/** `PK_PARSE_WORKERS`: how many parse worker threads a large sync uses (0 parses on the main thread); unset or invalid, the default. */
+function parseWorkers(value: string | undefined): false | { size?: number } {
+  const count = Number(value);
+  if (value === undefined || value.trim() === '' || !Number.isInteger(count) || count < 0) return {};
+  return count === 0 ? false : { size: count };
 }
 
 function progressReporter(): ((progress: { phase: string; done: number; total: number }) => void) | undefined {

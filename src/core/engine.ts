@@ -12,11 +12,20 @@ import { relevanceOf, retrieve, type Retrieval, type RetrieveOptions } from './r
 import { summarizeManifest } from './retrieval/manifest';
 import type { Embedder } from './retrieval/vectors';
 import { IndexStore, type SymbolRow } from './store';
-import { readIndexable, syncKnownFiles, syncProject, type SyncProgress, type SyncReport, type SyncContext } from './sync';
+import {
+  readIndexable,
+  syncKnownFiles,
+  syncProject,
+  type FileAnalyzer,
+  type SyncProgress,
+  type SyncReport,
+  type SyncContext,
+} from './sync';
 import { displayText } from './safeText';
 import { splitLines } from './tokens';
 import type { TreeFile, TreeItem } from './worker/protocol';
 import { NavigationInputError } from './navigation/inputError';
+import { ParsePool, type ParsePoolOptions } from './worker/parsePool';
 import { findReferences, type ReferencesInput, type ReferencesResult } from './navigation/references';
 import {
   findSymbol,
@@ -40,6 +49,11 @@ export interface OpenEngineOptions {
   embedder?: Embedder;
   /** How long a save waits for another writer's lock on the database (default two minutes). */
   lockTimeoutMs?: number;
+  /**
+   * Large syncs parse in worker threads when every parser can be built there (`ParserChain.recipes`);
+   * `false` keeps all parsing on the engine's thread. The defaults suit the CLI and the extension.
+   */
+  parsePool?: false | Partial<Pick<ParsePoolOptions, 'size' | 'script' | 'minFiles' | 'idleMs' | 'jobTimeoutMs' | 'reclaim'>>;
 }
 
 /** Syncs again after another writer replaced the database at most this many times before giving up. */
@@ -123,15 +137,14 @@ export class ProjectEngine {
     const options = resolveOptions(input.options);
     const opened = await IndexStore.open(input.dbPath, root, input.ports, { lockTimeoutMs: input.lockTimeoutMs });
     const { store, discardedReason, loaded } = opened;
-    const context: SyncContext = {
-      root,
-      projectId: sha256Hex(root).slice(0, 16),
-      options,
-      ports: input.ports,
-      store,
-      parsers: new ParserChain(input.parsers ?? []),
-      embedder: input.embedder,
-    };
+    const projectId = sha256Hex(root).slice(0, 16);
+    const parsers = new ParserChain(input.parsers ?? []);
+    const recipes = parsers.recipes();
+    const analyzer =
+      input.parsePool === false || !recipes
+        ? undefined
+        : new ParsePool({ ...input.parsePool, recipes, chainVersion: parsers.version, projectId, options, log: input.ports.log });
+    const context: SyncContext = { root, projectId, options, ports: input.ports, store, parsers, embedder: input.embedder, analyzer };
     return new ProjectEngine(context, input.dbPath, discardedReason, loaded, input.lockTimeoutMs);
   }
 
@@ -389,7 +402,13 @@ export class ProjectEngine {
       await this.project.store.persist();
       this.project.store.close();
       this.project.parsers.dispose();
+      this.project.analyzer?.dispose?.();
     });
+  }
+
+  /** For tests and benchmarks: what parses large syncs off this thread (the parse pool), if anything. */
+  get analyzer(): FileAnalyzer | undefined {
+    return this.project.analyzer;
   }
 
   /** For tests and benchmarks: the store behind the engine. */

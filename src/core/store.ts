@@ -374,6 +374,7 @@ export class IndexStore {
     this.db.exec(nested ? 'SAVEPOINT file_change' : 'BEGIN');
     try {
       const result = work();
+      this.commonTerms.flush();
       this.db.exec(nested ? 'RELEASE file_change' : 'COMMIT');
       this.dirtySincePersist = true;
       this.revisionCounter++;
@@ -398,6 +399,7 @@ export class IndexStore {
     try {
       const result = await work();
       this.batchDepth--;
+      this.commonTerms.flush();
       this.db.exec('COMMIT');
       return result;
     } catch (error) {

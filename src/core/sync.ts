@@ -17,6 +17,15 @@ import { chunkTerms, estimateTokens, lineOwners, ownText, splitLines } from './t
 /** References kept per chunk: enough to explain a match, small enough to keep the database lean. */
 const maxStoredReferences = 8;
 
+/** Files read ahead per pool worker: enough that a worker never waits for the next one. */
+const jobsPerWorker = 3;
+
+/** How far past the file being written the sync reads ahead (unchanged files cost nothing to skip). */
+const maxLookahead = 256;
+
+/** A file opened (and, by the pool, maybe analyzed) before its turn, or the error opening it raised. */
+type Examined = { opened: OpenedFile; analysis?: FileAnalysis } | { error: unknown };
+
 /** Re-indexed plus removed files from which a sync merges the full-text index afterwards. */
 const optimizeThreshold = 200;
 
@@ -52,6 +61,38 @@ export interface SyncContext {
   parsers: ParserChain;
   /** Hybrid mode's embedding function; the local feature hasher when absent (tests inject failing ones). */
   embedder?: Embedder;
+  /** Analyzes files off this thread (the parse pool); absent, or declining a file, means inline. */
+  analyzer?: FileAnalyzer;
+}
+
+/** The parts of a sync context that turning bytes into rows needs: a parse worker has them too. */
+export interface AnalysisContext {
+  projectId: string;
+  options: EngineOptions;
+  parsers: ParserChain;
+  warn(message: string): void;
+}
+
+/** What one file's bytes became: left out, the content the index already holds, or the rows to write. */
+export type FileAnalysis =
+  | { kind: 'excluded'; reason: ExclusionReason; detail?: string }
+  | { kind: 'same'; sha256: string }
+  | { kind: 'rows'; sha256: string; language: string; rows: FileRows };
+
+/**
+ * Runs `analyzeFile` elsewhere (worker threads). It resolves `undefined` instead of failing (a
+ * crashed worker, a version mismatch), and the caller then analyzes the file inline.
+ */
+export interface FileAnalyzer {
+  /** Files the analyzer works on at once; syncs with fewer files to read than `minFiles` stay inline. */
+  readonly size: number;
+  readonly minFiles: number;
+  /** Files analyzed off this thread so far (the bench prints it; tests check the pool was used). */
+  readonly analyzed: number;
+  analyze(relativePath: string, bytes: Uint8Array, knownHash: string | undefined, force: boolean): Promise<FileAnalysis | undefined>;
+  /** Takes back a file not yet started elsewhere, so the caller analyzes it now instead of waiting (see `ParsePool.reclaim`). */
+  reclaim(relativePath: string): boolean;
+  dispose?(): void;
 }
 
 export type FileOutcome =
@@ -59,8 +100,16 @@ export type FileOutcome =
   | { kind: 'excluded'; reason: ExclusionReason; detail?: string }
   | { kind: 'vanished' };
 
+export type FileRows = Awaited<ReturnType<typeof buildRows>>;
+
 /** Chunks one file's text and builds the rows to insert. */
-export async function buildRows(context: SyncContext, relativePath: string, text: string, fileHash: string, language: string) {
+export async function buildRows(
+  context: Omit<AnalysisContext, 'warn'>,
+  relativePath: string,
+  text: string,
+  fileHash: string,
+  language: string,
+) {
   const lines = splitLines(text);
   const { bounds } = context.options;
   const result = await context.parsers.parse(
@@ -116,7 +165,7 @@ export async function buildRows(context: SyncContext, relativePath: string, text
 }
 
 function snippetRow(
-  context: SyncContext,
+  context: Omit<AnalysisContext, 'warn'>,
   relativePath: string,
   fileHash: string,
   chunk: ParsedChunk,
@@ -168,17 +217,21 @@ export type IndexableRead =
   | { kind: 'excluded'; reason: ExclusionReason; detail?: string }
   | { kind: 'vanished' };
 
+/** A project file's bytes, read once, or why they cannot be used. */
+type FileBytes =
+  | { kind: 'bytes'; stat: FileStat; bytes: Uint8Array }
+  | { kind: 'excluded'; reason: ExclusionReason; detail?: string }
+  | { kind: 'vanished' };
+
 /**
  * Reads one project file once, in one blocking read (`readFileBlocking`: the engine runs off the
- * editor's thread, and four thread-pool round trips cost more than the read), and checks it:
- * contained in the root without passing through a link, a regular file, within the size bound,
- * text, no secret. The bytes checked are the bytes hashed.
+ * editor's thread, and four thread-pool round trips cost more than the read): contained in the
+ * root without passing through a link, a regular file, within the size bound.
  */
-export function readIndexable(context: SyncContext, relativePath: string): IndexableRead {
-  let bytes: Uint8Array;
-  let stat: FileStat;
+function readFileBytes(context: SyncContext, relativePath: string): FileBytes {
   try {
-    ({ bytes, stat } = context.ports.fs.readFileBlocking(context.root, relativePath, context.options.bounds.maxFileBytes));
+    const { bytes, stat } = context.ports.fs.readFileBlocking(context.root, relativePath, context.options.bounds.maxFileBytes);
+    return { kind: 'bytes', bytes, stat };
   } catch (error) {
     if (error instanceof FileTooLargeError) return { kind: 'excluded', reason: 'too-large', detail: `${error.size} bytes` };
     if (error instanceof ContainmentError) return { kind: 'excluded', reason: error.refusal, detail: error.message };
@@ -187,9 +240,105 @@ export function readIndexable(context: SyncContext, relativePath: string): Index
     if (code === 'ELOOP') return { kind: 'excluded', reason: 'symlink' };
     return { kind: 'excluded', reason: 'unreadable', detail: code ?? String(error) };
   }
+}
+
+/**
+ * Reads and checks one project file (see `readFileBytes`): text, no secret. The bytes checked are
+ * the bytes hashed.
+ */
+export function readIndexable(context: SyncContext, relativePath: string): IndexableRead {
+  const read = readFileBytes(context, relativePath);
+  if (read.kind !== 'bytes') return read;
+  const sniffed = sniffContent(read.bytes, relativePath);
+  if (!sniffed.ok) return { kind: 'excluded', reason: sniffed.reason, detail: sniffed.detail };
+  return { kind: 'read', stat: read.stat, text: sniffed.text, sha256: sha256Hex(read.bytes) };
+}
+
+/**
+ * Everything one file's bytes go through before a row is written: content sniffing (binary,
+ * malformed UTF-8, secrets), the SHA-256, secretlint for content not indexed before, chunking.
+ * It depends on nothing but its arguments, so the parse pool's workers run this same function.
+ */
+export async function analyzeFile(
+  context: AnalysisContext,
+  relativePath: string,
+  bytes: Uint8Array,
+  knownHash: string | undefined,
+  force: boolean,
+): Promise<FileAnalysis> {
   const sniffed = sniffContent(bytes, relativePath);
   if (!sniffed.ok) return { kind: 'excluded', reason: sniffed.reason, detail: sniffed.detail };
-  return { kind: 'read', stat, text: sniffed.text, sha256: sha256Hex(bytes) };
+  const sha256 = sha256Hex(bytes);
+  if (knownHash === sha256 && !force) return { kind: 'same', sha256 };
+  // New content: secretlint checks it too, before any row is written (the same hash was checked when first indexed).
+  const deeper = await secretlintVerdict(context, relativePath, sniffed.text);
+  if (deeper) return deeper;
+  const language = languageForPath(relativePath);
+  return { kind: 'rows', sha256, language, rows: await buildRows(context, relativePath, sniffed.text, sha256, language) };
+}
+
+/** A file whose stat says it must be read, with its bytes, or what became of it without analysis. */
+type OpenedFile =
+  | { kind: 'bytes'; stat: FileStat; bytes: Uint8Array; existing: FileRow | undefined }
+  | { kind: 'unchanged'; existing: FileRow }
+  | { kind: 'excluded'; reason: ExclusionReason; detail?: string }
+  | { kind: 'vanished' };
+
+/** The stat comparison and the read of `syncFile`; it writes nothing, so the parse pool can run it ahead. */
+function openFile(context: SyncContext, relativePath: string, knownStat: FileStat | undefined, force: boolean): OpenedFile {
+  const existing = context.store.file(relativePath);
+  if (existing && knownStat && !force && existing.bytes === knownStat.size && existing.mtimeMs === knownStat.mtimeMs) {
+    return { kind: 'unchanged', existing };
+  }
+  const read = readFileBytes(context, relativePath);
+  return read.kind === 'bytes' ? { ...read, existing } : read;
+}
+
+function inlineAnalysis(context: SyncContext): AnalysisContext {
+  return { ...context, warn: (message) => context.ports.log.warn(message) };
+}
+
+/** Writes what a file's analysis decided: its rows, a touched file row, or nothing for an exclusion. */
+function applyAnalysis(
+  context: SyncContext,
+  relativePath: string,
+  opened: OpenedFile,
+  git: FileGitInfo,
+  analysis: FileAnalysis | undefined,
+): FileOutcome {
+  const { store, ports, options } = context;
+  if (opened.kind === 'unchanged') {
+    const existing = opened.existing;
+    if (existing.tracked !== git.tracked || existing.modified !== git.modified) {
+      store.touchFile({ ...existing, tracked: git.tracked, modified: git.modified });
+    }
+    return { kind: 'indexed', file: existing, reindexed: false, bytes: existing.bytes };
+  }
+  if (opened.kind !== 'bytes') return opened;
+  if (!analysis) throw new Error(`no analysis of ${relativePath}`);
+  if (analysis.kind === 'excluded') return analysis;
+  const { stat, existing } = opened;
+  const base = {
+    path: relativePath,
+    sha256: analysis.sha256,
+    bytes: stat.size,
+    mtimeMs: stat.mtimeMs,
+    language: languageForPath(relativePath),
+    tracked: git.tracked,
+    modified: git.modified,
+    indexedAt: ports.clock.now(),
+  };
+  if (analysis.kind === 'same' && existing) {
+    const file = { ...existing, ...base, gitHead: existing.gitHead, indexedAt: existing.indexedAt };
+    store.touchFile(file);
+    return { kind: 'indexed', file, reindexed: false, bytes: stat.size };
+  }
+  if (analysis.kind !== 'rows') throw new Error(`${relativePath}: unchanged content without an indexed row`);
+  const { rows } = analysis;
+  const file: FileRow = { ...base, gitHead: git.head, parser: rows.parser, parserReason: rows.parserReason };
+  store.replaceFile(file, rows.snippets, rows.symbols);
+  if (options.semantic) embedIndexedChunks(context, rows.snippets);
+  return { kind: 'indexed', file, reindexed: true, bytes: stat.size };
 }
 
 /**
@@ -203,53 +352,24 @@ export async function syncFile(
   git: FileGitInfo,
   force: boolean,
 ): Promise<FileOutcome> {
-  const { store, ports, options } = context;
-  const existing = store.file(relativePath);
-  if (existing && knownStat && !force && existing.bytes === knownStat.size && existing.mtimeMs === knownStat.mtimeMs) {
-    if (existing.tracked !== git.tracked || existing.modified !== git.modified) {
-      store.touchFile({ ...existing, tracked: git.tracked, modified: git.modified });
-    }
-    return { kind: 'indexed', file: existing, reindexed: false, bytes: existing.bytes };
-  }
-  const read = readIndexable(context, relativePath);
-  if (read.kind !== 'read') return read;
-  const { stat, text, sha256: fileHash } = read;
-  const language = languageForPath(relativePath);
-  const base = {
-    path: relativePath,
-    sha256: fileHash,
-    bytes: stat.size,
-    mtimeMs: stat.mtimeMs,
-    language,
-    tracked: git.tracked,
-    modified: git.modified,
-    indexedAt: ports.clock.now(),
-  };
-  if (existing && existing.sha256 === fileHash && !force) {
-    const file = { ...existing, ...base, gitHead: existing.gitHead, indexedAt: existing.indexedAt };
-    store.touchFile(file);
-    return { kind: 'indexed', file, reindexed: false, bytes: stat.size };
-  }
-  // New content: secretlint checks it too, before any row is written (the same hash was checked when first indexed).
-  const deeper = await secretlintVerdict(context, relativePath, text);
-  if (deeper) return deeper;
-  const rows = await buildRows(context, relativePath, text, fileHash, language);
-  const file: FileRow = { ...base, gitHead: git.head, parser: rows.parser, parserReason: rows.parserReason };
-  store.replaceFile(file, rows.snippets, rows.symbols);
-  if (options.semantic) embedIndexedChunks(context, rows.snippets);
-  return { kind: 'indexed', file, reindexed: true, bytes: stat.size };
+  const opened = openFile(context, relativePath, knownStat, force);
+  const analysis =
+    opened.kind === 'bytes'
+      ? await analyzeFile(inlineAnalysis(context), relativePath, opened.bytes, opened.existing?.sha256, force)
+      : undefined;
+  return applyAnalysis(context, relativePath, opened, git, analysis);
 }
 
 /**
  * The exclusion secretlint's recommended rules decide for new content, naming the rule and line.
  * Should secretlint fail on some input, the file is left out rather than indexed unchecked.
  */
-async function secretlintVerdict(context: SyncContext, relativePath: string, text: string): Promise<FileOutcome | undefined> {
+async function secretlintVerdict(context: AnalysisContext, relativePath: string, text: string): Promise<FileAnalysis | undefined> {
   try {
     const finding = await findSecretlintSecret(text, relativePath);
     return finding ? { kind: 'excluded', reason: 'secret-content', detail: `${finding.rule} on line ${finding.line}` } : undefined;
   } catch (error) {
-    context.ports.log.warn(`secretlint could not check ${relativePath}: ${error instanceof Error ? error.message : String(error)}`);
+    context.warn(`secretlint could not check ${relativePath}: ${error instanceof Error ? error.message : String(error)}`);
     return { kind: 'excluded', reason: 'secret-content', detail: 'secretlint could not check the file' };
   }
 }
@@ -341,8 +461,51 @@ export async function syncProject(
   let boundHit: 'files' | 'bytes' | undefined;
   const total = discovery.candidates.length;
   const batchSize = 250;
+  const needsRead = (index: number): boolean => {
+    const { path: candidatePath, stat } = discovery.candidates[index];
+    const before = previous.get(candidatePath);
+    return force || !before || before.mtimeMs !== stat.mtimeMs || before.bytes !== stat.size;
+  };
+  // A handful of files parse here faster than worker threads start, so only larger syncs use the pool.
+  let toRead = 0;
+  for (let index = 0; index < total && context.analyzer; index++) if (needsRead(index)) toRead++;
+  const analyzer = context.analyzer && toRead >= context.analyzer.minFiles ? context.analyzer : undefined;
+  // Files read and sent to the pool before their turn; rows are still written in candidate order.
+  const ahead = new Map<number, Promise<Examined>>();
+  const examine = async (index: number, pooled: boolean): Promise<Examined> => {
+    const candidate = discovery.candidates[index];
+    try {
+      const opened = openFile(context, candidate.path, candidate.stat, force);
+      if (opened.kind !== 'bytes' || !analyzer || !pooled) return { opened };
+      return { opened, analysis: await analyzer.analyze(candidate.path, opened.bytes, opened.existing?.sha256, force) };
+    } catch (error) {
+      return { error };
+    }
+  };
+  /**
+   * Starts the files after `from` while each is sure to pass the bounds whatever the files
+   * before it turn out to be, so reading ahead never reads a file the bounds would leave out.
+   */
+  const fillAhead = (from: number) => {
+    if (!analyzer) return;
+    let files = acceptedFiles;
+    let bytes = totalBytes;
+    let jobs = 0;
+    for (let index = from; index < total && index <= from + maxLookahead; index++) {
+      files++;
+      bytes += discovery.candidates[index].stat.size;
+      if (files > options.bounds.maxFiles || bytes > options.bounds.maxTotalBytes) return;
+      if (index === from) continue;
+      const reads = needsRead(index);
+      if (reads && jobs >= analyzer.size * jobsPerWorker) return;
+      if (!ahead.has(index)) ahead.set(index, examine(index, true));
+      if (reads) jobs++;
+    }
+  };
   const indexCandidate = async (index: number) => {
     const candidate = discovery.candidates[index];
+    const started = ahead.get(index);
+    ahead.delete(index);
     if (acceptedFiles >= options.bounds.maxFiles) {
       boundHit ??= 'files';
       exclusions.push({ path: candidate.path, reason: 'bound-files' });
@@ -353,6 +516,7 @@ export async function syncProject(
       exclusions.push({ path: candidate.path, reason: 'bound-total-bytes' });
       return;
     }
+    fillAhead(index);
     const git: FileGitInfo = {
       tracked: discovery.usedGit ? candidate.tracked : false,
       modified: discovery.usedGit ? !candidate.tracked || changed.has(candidate.path) : false,
@@ -361,7 +525,18 @@ export async function syncProject(
     let outcome: FileOutcome;
     try {
       const before = previous.get(candidate.path);
-      outcome = await syncFile(context, candidate.path, candidate.stat, git, force);
+      // While the workers start, this thread analyzes the files whose turn comes before any worker took them.
+      if (started) analyzer?.reclaim(candidate.path);
+      const examined = await (started ?? examine(index, false));
+      if ('error' in examined) throw examined.error;
+      const { opened } = examined;
+      // Whatever the pool did not analyze (a small sync, a crashed worker) is analyzed here, one file at a time.
+      const analysis =
+        examined.analysis ??
+        (opened.kind === 'bytes'
+          ? await analyzeFile(inlineAnalysis(context), candidate.path, opened.bytes, opened.existing?.sha256, force)
+          : undefined);
+      outcome = applyAnalysis(context, candidate.path, opened, git, analysis);
       if (
         outcome.kind === 'indexed' &&
         (!before || before.mtimeMs !== candidate.stat.mtimeMs || before.bytes !== candidate.stat.size || force)

@@ -6,13 +6,14 @@
  *
  *   node dist/bench.js [--large] [--files N] [--n N] [--grep-n N] [--seed N] [--real DIR]
  *                      [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--index-only]
- *                      [--cache DIR] [--keep-db] [--skip-mcp]
+ *                      [--cache DIR] [--keep-db] [--skip-mcp] [--parse-workers N] [--checkout REF_A..REF_B]
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { ProjectEngine } from '../../src/core/engine';
+import { ProjectEngine, type OpenEngineOptions } from '../../src/core/engine';
+import { checkoutBench, type CheckoutFigures } from './checkoutBench';
 import type { ChunkParser } from '../../src/core/parsing/chunkParser';
 import { ParserChain } from '../../src/core/parsing/parserChain';
 import { createStructuralParsers } from '../../src/core/parsing/structuralParsers';
@@ -46,6 +47,10 @@ interface Args {
   keepDb: boolean;
   /** A folder whose database is reused (and kept) across runs, so search work can skip the cold index. */
   dbDirectory: string | undefined;
+  /** Parse worker threads for the bench's engines (0: all parsing on the engine's thread); the engine's default when absent. */
+  parseWorkers: number | undefined;
+  /** With `--real DIR` (a git repository): `pk index` after checking out the second ref over an index of the first. */
+  checkout: [string, string] | undefined;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -67,6 +72,8 @@ function parseArgs(argv: string[]): Args {
     cache: undefined,
     keepDb: false,
     dbDirectory: undefined,
+    parseWorkers: undefined,
+    checkout: undefined,
   };
   const number = (flag: string, value: string | undefined): number => {
     const parsed = Number(value);
@@ -124,13 +131,25 @@ function parseArgs(argv: string[]): Args {
       case '--keep-db':
         args.keepDb = true;
         break;
+      case '--parse-workers': {
+        const value = Number(argv[++i]);
+        if (!Number.isInteger(value) || value < 0) throw new Error('--parse-workers needs a whole number (0: no workers)');
+        args.parseWorkers = value;
+        break;
+      }
+      case '--checkout': {
+        const refs = (argv[++i] ?? '').split('..');
+        if (refs.length !== 2 || !refs[0] || !refs[1]) throw new Error('--checkout needs REF_A..REF_B');
+        args.checkout = [refs[0], refs[1]];
+        break;
+      }
       case '--db':
         args.dbDirectory = path.resolve(argv[++i] ?? '.');
         break;
       case '--help':
       case '-h':
         console.log(
-          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--index-only] [--cache DIR] [--keep-db] [--db DIR]',
+          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--index-only] [--cache DIR] [--keep-db] [--db DIR] [--parse-workers N] [--checkout REF_A..REF_B]',
         );
         process.exit(0);
         break;
@@ -142,6 +161,9 @@ function parseArgs(argv: string[]): Args {
 }
 
 const log = (line = ''): void => console.log(line);
+
+/** The bench's engines' parse pool (`--parse-workers`); the engine's default when undefined. */
+let parsePool: OpenEngineOptions['parsePool'];
 
 function repositoryRoot(): string {
   for (let directory = __dirname; ; directory = path.dirname(directory)) {
@@ -242,7 +264,7 @@ async function coldIndex(
   const monitor = new ResourceMonitor();
   global.gc?.();
   const rssBefore = process.memoryUsage().rss;
-  const engine = await ProjectEngine.open({ root, dbPath, ports: nodePorts(), parsers, options: { bounds, useGit } });
+  const engine = await ProjectEngine.open({ root, dbPath, ports: nodePorts(), parsers, options: { bounds, useGit }, parsePool });
   const loadBefore = os.loadavg()[0];
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
@@ -305,6 +327,9 @@ async function coldIndex(
     errors: report.errors.slice(0, 5),
   };
   log(`[${label}] cold index of ${root}`);
+  log(
+    `  parse workers: ${engine.analyzer ? `${engine.analyzer.size}, ${engine.analyzer.analyzed} files analyzed in them` : 'none (all on this thread)'}`,
+  );
   log(`  parsers: ${note}`);
   log(
     `  ${figures.files} files (${figures.excluded} excluded${
@@ -1023,6 +1048,7 @@ async function main(): Promise<void> {
     return;
   }
   const args = parseArgs(process.argv.slice(2));
+  if (args.parseWorkers !== undefined) parsePool = args.parseWorkers === 0 ? false : { size: args.parseWorkers };
   const repoRoot = repositoryRoot();
   const cacheDirectory = path.resolve(args.cache ?? path.join(repoRoot, '.cache', 'bench'));
   fs.mkdirSync(cacheDirectory, { recursive: true });
@@ -1057,6 +1083,16 @@ async function main(): Promise<void> {
     }
     log();
   }
+
+  let checkout: CheckoutFigures | undefined;
+  if (args.checkout && args.real) {
+    try {
+      checkout = checkoutBench(path.resolve(args.real), args.checkout, path.join(repoRoot, 'dist', 'cli.js'), log);
+    } catch (error) {
+      log(`[checkout] failed: ${errorLine(error)}`);
+    }
+    log();
+  } else if (args.checkout) log('[checkout] needs --real DIR (a git repository)');
 
   const real: RealFigures[] = [];
   if (!args.skipReal) {
@@ -1154,6 +1190,7 @@ async function main(): Promise<void> {
           incrementalOneFileMs: large.incremental?.oneFileChangedMs ?? null,
         }
       : null,
+    checkout: checkout ?? null,
     real: real.map((entry) => ({
       label: entry.label,
       root: entry.root,

@@ -50,3 +50,12 @@ test('the check can fail: the worker bundle, which runs the engine, does carry t
   );
   assert.ok(worker.inputs.includes('src/core/store.ts'));
 });
+
+test('parseWorker.js, started once per core for large syncs, carries tree-sitter but not sql.js or the store', () => {
+  const parseWorker = bundleInputs('dist/parseWorker.js');
+  assert.ok(parseWorker.inputs.some((input) => /node_modules\/web-tree-sitter\//.test(input)));
+  assert.deepEqual(
+    parseWorker.inputs.filter((input) => /node_modules\/sql\.js\//.test(input) || input === 'src/core/store.ts'),
+    [],
+  );
+});

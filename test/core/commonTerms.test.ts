@@ -75,4 +75,26 @@ describe('common word counts', () => {
     assert.equal(statistics.documents, engine.store.documentCount());
     await engine.close();
   });
+
+  test('counts stay exact for rows with accents, other scripts, digits and punctuation', async () => {
+    const fixture = project(files());
+    const engine = await openEngine(fixture.root);
+    await engine.sync();
+    engine.store.refreshCommonTerms(1);
+    const built = [...indexCounts(engine).keys()];
+    fixture.write(
+      'src/extra/intl.py',
+      'def café_entry():\n    """Ärger über Straße, ДАННЫЕ данные, 東京 Éledger"""\n    return "ÉCOLE école"\n',
+    );
+    fixture.write('src/extra/ascii.py', 'def $odd_Name2x(a-b, c.d, e__f):\n    return ledger_2 + LEDGER + 3.14e10 + x_y_Z\n');
+    fixture.remove('src/ledger_0/entry3.py');
+    await engine.sync();
+    assert.equal(engine.store.commonTermsStale, false);
+    const truth = indexCounts(engine);
+    const stored = engine.store.commonTermCounts(built);
+    // The tokenizer folds case and drops accents: `Éledger` is one word, `eledger`, not `ledger`.
+    assert.ok(truth.has('eledger') && truth.has('данные') && truth.has('arger'), 'the new rows are indexed');
+    for (const [term, perColumn] of stored) assert.deepEqual(perColumn, truth.get(term) ?? [0, 0, 0], term);
+    await engine.close();
+  });
 });

@@ -81,8 +81,16 @@ export interface ParseResult {
   fallbackReason?: string;
 }
 
+/**
+ * How another thread builds the same parser again (plain data, so it crosses `postMessage`). Only a
+ * chain whose every parser has one can parse in the pool's worker threads.
+ */
+export type ParserRecipe = { kind: 'tree-sitter'; grammarDir: string; queryDir: string; runtimeWasm?: string } | { kind: 'regex' };
+
 export interface ChunkParser {
   readonly kind: ParserKind;
+  /** How a worker thread builds this parser; absent for parsers only this thread has (tests inject some). */
+  readonly recipe?: ParserRecipe;
   /** Bumped whenever this parser's output for the same input can change; part of chunk identity. */
   readonly version: string;
   supports(language: string): boolean;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ChunkParser, ParseInput, ParseOptions, ParseResult } from './chunkParser';
+import type { ChunkParser, ParseInput, ParseOptions, ParseResult, ParserRecipe } from './chunkParser';
 import { TextWindowParser } from './textWindows';
 
 /**
@@ -20,6 +20,13 @@ export class ParserChain {
       .update(this.parsers.map((parser) => parser.version).join('+'))
       .digest('hex')
       .slice(0, 12);
+  }
+
+  /** How a worker thread builds this chain's structural parsers, or undefined when one of them has no recipe. */
+  recipes(): ParserRecipe[] | undefined {
+    const structural = this.parsers.slice(0, -1);
+    const recipes = structural.map((parser) => parser.recipe);
+    return recipes.every((recipe): recipe is ParserRecipe => recipe !== undefined) ? recipes : undefined;
   }
 
   async parse(input: ParseInput, options: ParseOptions): Promise<ParseResult> {

@@ -40,6 +40,7 @@ const scanners: Record<StripDialect, (source: SourceIndex) => ScanResult> = {
 export class RegexParser implements ChunkParser {
   readonly kind = 'regex' as const;
   readonly version = 'regex-1';
+  readonly recipe = { kind: 'regex' } as const;
   private declineReason: string | undefined;
 
   supports(language: string): boolean {

@@ -1,4 +1,4 @@
-import type { ChunkParser } from './chunkParser';
+import type { ChunkParser, ParserRecipe } from './chunkParser';
 import { RegexParser } from './regexParser';
 import { TreeSitterParser } from './treeSitterParser';
 
@@ -19,4 +19,13 @@ export function createStructuralParsers(locations: StructuralParserLocations): C
     new TreeSitterParser({ grammarDir: locations.grammarDirectory, queryDir: locations.queryDirectory, log: locations.log }),
     new RegexParser(),
   ];
+}
+
+/** The parsers `recipes` describe, built again in this thread (a parse pool worker). */
+export function parsersFromRecipes(recipes: readonly ParserRecipe[]): ChunkParser[] {
+  return recipes.map((recipe) =>
+    recipe.kind === 'regex'
+      ? new RegexParser()
+      : new TreeSitterParser({ grammarDir: recipe.grammarDir, queryDir: recipe.queryDir, runtimeWasm: recipe.runtimeWasm }),
+  );
 }

@@ -1,6 +1,6 @@
 import TreeSitter = require('web-tree-sitter');
 import type { Parser, Query, Tree } from 'web-tree-sitter';
-import type { ChunkParser, ParseInput, ParseOptions, ParseResult } from './chunkParser';
+import type { ChunkParser, ParseInput, ParseOptions, ParseResult, ParserRecipe } from './chunkParser';
 import { buildChunks, looksMinified, referencesFromLines } from './chunkSplitter';
 import { extractDeclarations, type Deadline } from './declarationExtractor';
 import { recoveryTrees } from './errorRecovery';
@@ -46,6 +46,7 @@ export function parseBudgetMs(textLength: number, callerTimeoutMs: number): numb
 export class TreeSitterParser implements ChunkParser {
   readonly kind = 'tree-sitter' as const;
   readonly version: string;
+  readonly recipe: ParserRecipe;
   private readonly registry: GrammarRegistry;
   private readonly log: (message: string) => void;
   private parser: Parser | undefined;
@@ -55,6 +56,7 @@ export class TreeSitterParser implements ChunkParser {
     this.log = options.log ?? (() => undefined);
     this.registry = new GrammarRegistry(options);
     this.version = `tree-sitter-${extractorVersion}-${this.registry.contentHash}`;
+    this.recipe = { kind: 'tree-sitter', grammarDir: options.grammarDir, queryDir: options.queryDir, runtimeWasm: options.runtimeWasm };
   }
 
   supports(language: string): boolean {

@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { afterEach, describe, test } from 'node:test';
+import type { OpenEngineOptions, ProjectEngine } from '../../src/core/engine';
+import { nodePorts, type EnginePorts } from '../../src/core/ports';
+import type { ParsePool } from '../../src/core/worker/parsePool';
+import { fixtureFactory, numberedLines, openEngine, randomFrom, structuralParsers } from './fixtures';
+
+const fixture = fixtureFactory();
+const faultyWorker = path.resolve(__dirname, '..', 'support', 'faultyParseWorker.js');
+
+/** One file per language the grammars declare, plus text, a malformed file and files that are left out. */
+function everyLanguage(): Record<string, string | Uint8Array> {
+  const awsKey = `AKIA${randomFrom('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', 16)}`;
+  return {
+    'src/a.ts': `import { b } from './b';\nexport class Alpha {\n  run(x: number): number {\n    return b(x) + 1;\n  }\n}\n`,
+    'src/b.ts': `export function b(value: number): number {\n  return value * 2;\n}\n${numberedLines(150, 'big')}`,
+    'src/view.tsx': `export function View(props: { name: string }) {\n  return <div>{props.name}</div>;\n}\n`,
+    'src/c.js': `class Gamma {\n  constructor() { this.v = 1; }\n  get value() { return this.v; }\n}\nmodule.exports = { Gamma };\n`,
+    'py/d.py': `import os\n\nclass Delta:\n    def method(self, path):\n        return os.path.join(path, "x")\n\ndef helper():\n    return Delta()\n`,
+    'py/broken.py': `def ok():\n    return 1\n\nclass Broken(:\n    def (self\n        pass\n}}}\n`,
+    'go/e.go': `package e\n\nimport "fmt"\n\ntype Echo struct{ N int }\n\nfunc (e Echo) Say() { fmt.Println(e.N) }\n`,
+    'rust/f.rs': `pub struct Foxtrot { n: u32 }\n\nimpl Foxtrot {\n    pub fn new() -> Self { Foxtrot { n: 1 } }\n}\n\npub trait Speak { fn speak(&self); }\n`,
+    'java/G.java': `package g;\n\npublic class Golf {\n  public int value() { return 1; }\n}\n`,
+    'cs/H.cs': `namespace H {\n  public class Hotel {\n    public int Value() { return 1; }\n  }\n}\n`,
+    'cpp/i.cpp': `#include <string>\nnamespace india {\nclass India {\n public:\n  int value() const { return 1; }\n};\n}\n`,
+    'c/j.c': `#include <stdio.h>\n\nstruct juliet { int n; };\n\nint juliet_value(struct juliet *j) { return j->n; }\n`,
+    'php/k.php': `<?php\nclass Kilo {\n  public function value() { return 1; }\n}\nfunction kilo_helper() { return new Kilo(); }\n`,
+    'ruby/l.rb': `module Lima\n  class Line\n    def value\n      1\n    end\n  end\nend\n`,
+    'sh/m.sh': `#!/bin/sh\nmike() {\n  echo "mike $1"\n}\nmike hello\n`,
+    'docs/n.md': `# November\n\nSome prose about the project.\n`,
+    'data/o.json': `{ "oscar": [1, 2, 3] }\n`,
+    'src/minified.js': `${'var a=1;'.repeat(4000)}\n`,
+    'src/empty.ts': '',
+    'bin/p.bin': Uint8Array.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1, 2, 0, 0]),
+    'src/latin1.py': Buffer.from('# caf\xe9 \xe9t\xe9 d\xe9j\xe0 \xe0 \xe9\xe9\xe9\xe9\n'.repeat(40), 'latin1'),
+    'src/config.ts': `export const awsAccessKeyId = '${awsKey}';\n`,
+  };
+}
+
+/** Every table's rows, sorted: two indexes with the same rows give the same lists. */
+function allRows(engine: ProjectEngine): Record<string, string[]> {
+  const database = engine.store.database;
+  const tables = database.exec("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")[0].values.map((row) => String(row[0]));
+  const rows: Record<string, string[]> = {};
+  for (const table of tables) {
+    const result = database.exec(`SELECT * FROM "${table}"`)[0];
+    rows[table] = (result?.values ?? [])
+      .map((row) => JSON.stringify(row.map((cell) => (cell instanceof Uint8Array ? Buffer.from(cell).toString('hex') : cell))))
+      .sort();
+  }
+  return rows;
+}
+
+/** Node ports with a fixed clock (timestamps are part of the rows) that record what was logged. */
+function fixedPorts(): { ports: EnginePorts; logged: string[] } {
+  const logged: string[] = [];
+  const base = nodePorts();
+  const log = { info: () => undefined, warn: (line: string) => logged.push(line), error: (line: string) => logged.push(line) };
+  return { ports: { ...base, log, clock: { now: () => 1_780_000_000_000 } }, logged };
+}
+
+const engines: ProjectEngine[] = [];
+afterEach(async () => {
+  for (const engine of engines.splice(0)) await engine.close();
+});
+
+async function indexWith(root: string, parsePool: OpenEngineOptions['parsePool']) {
+  const { ports, logged } = fixedPorts();
+  const engine = await openEngine(root, { ports, parsers: structuralParsers(), parsePool });
+  engines.push(engine);
+  const report = await engine.sync();
+  return { engine, report, logged };
+}
+
+describe('parse pool', () => {
+  test('rows are identical whether files are parsed in worker threads or on the engine thread', async () => {
+    const project = fixture(everyLanguage());
+    project.initGit();
+    const inline = await indexWith(project.root, false);
+    const pooled = await indexWith(project.root, { minFiles: 1, size: 2, reclaim: false });
+    assert.equal(inline.engine.analyzer, undefined);
+    // The first file is analyzed on the engine thread at once; every later one went through the workers.
+    assert.equal(pooled.engine.analyzer?.analyzed, pooled.report.discovered - 1);
+    assert.deepEqual(pooled.report.errors, []);
+    assert.deepEqual(pooled.report.exclusionsByReason, inline.report.exclusionsByReason);
+    assert.ok((inline.report.exclusionsByReason['secret-content'] ?? 0) >= 1, 'the generated key is left out');
+    const languages = new Set([...pooled.engine.store.files().values()].map((file) => file.language));
+    for (const language of [
+      'typescript',
+      'tsx',
+      'javascript',
+      'python',
+      'go',
+      'rust',
+      'java',
+      'csharp',
+      'cpp',
+      'c',
+      'php',
+      'ruby',
+      'bash',
+    ]) {
+      assert.ok(languages.has(language), `${language} is indexed`);
+    }
+    assert.deepEqual(allRows(pooled.engine), allRows(inline.engine));
+
+    // An incremental sync after edits, through the warm pool, still matches the inline path.
+    project.edit('src/a.ts', `export class Alpha {\n  walk(): void {}\n}\n`);
+    project.edit('py/d.py', `def only():\n    return 2\n`);
+    project.remove('go/e.go');
+    const before = pooled.engine.analyzer?.analyzed ?? 0;
+    await pooled.engine.sync();
+    await inline.engine.sync();
+    assert.ok((pooled.engine.analyzer?.analyzed ?? 0) > before, 'the edited files went through the pool');
+    assert.deepEqual(allRows(pooled.engine), allRows(inline.engine));
+  });
+
+  test('while no worker is ready the engine thread takes back every file, and the sync does not wait', async () => {
+    const project = fixture(everyLanguage());
+    const inline = await indexWith(project.root, false);
+    process.env.PK_TEST_PARSE_FAULT = 'never-ready:';
+    let pooled: Awaited<ReturnType<typeof indexWith>>;
+    try {
+      pooled = await indexWith(project.root, { minFiles: 1, size: 2, script: faultyWorker });
+    } finally {
+      delete process.env.PK_TEST_PARSE_FAULT;
+    }
+    const pool = pooled.engine.analyzer as ParsePool;
+    assert.equal(pool.analyzed, 0);
+    assert.equal(pool.reclaimed, pooled.report.discovered - 1);
+    assert.deepEqual(allRows(pooled.engine), allRows(inline.engine));
+  });
+
+  test('a sync with a handful of files to read stays on the engine thread', async () => {
+    const project = fixture({ 'a.ts': 'export function a() {}\n', 'b.py': 'def b():\n    pass\n' });
+    const { engine } = await indexWith(project.root, {});
+    assert.equal(engine.analyzer?.analyzed, 0);
+    assert.equal(engine.store.files().size, 2);
+  });
+
+  for (const how of ['exit', 'hang', 'throw'] as const) {
+    test(`a worker that ${how === 'exit' ? 'crashes' : how === 'hang' ? 'stops answering' : 'fails'} on a file leaves that file to the engine thread`, async () => {
+      const project = fixture(everyLanguage());
+      project.initGit();
+      const inline = await indexWith(project.root, false);
+      process.env.PK_TEST_PARSE_FAULT = `${how}:py/d.py`;
+      let pooled: Awaited<ReturnType<typeof indexWith>>;
+      try {
+        pooled = await indexWith(project.root, {
+          minFiles: 1,
+          size: 2,
+          script: faultyWorker,
+          jobTimeoutMs: how === 'hang' ? 1500 : undefined,
+        });
+      } finally {
+        delete process.env.PK_TEST_PARSE_FAULT;
+      }
+      const messages = pooled.logged.filter((line) => line.includes('py/d.py'));
+      assert.equal(messages.length, 1, `one line names the file: ${JSON.stringify(pooled.logged)}`);
+      assert.ok(!messages[0].includes('\n'), 'the message is one line');
+      assert.ok((pooled.engine.analyzer?.analyzed ?? 0) > 0, 'the other files went through the pool');
+      assert.deepEqual(pooled.report.errors, []);
+      assert.deepEqual(allRows(pooled.engine), allRows(inline.engine));
+    });
+  }
+});
