@@ -15,6 +15,9 @@ import {
 import type { ExclusionReason } from './exclusion/reasons';
 import type { EnginePorts } from './ports';
 import { declareRowFunction, loadSqlite, withRowFunction } from './sqlite';
+import { nodeDatabaseFileIo } from './storage/fileIo';
+import { loadDatabase, nextGeneration, PagePersistence, type SaveReport } from './storage/pagedPersistence';
+import { MemoryFile } from './storage/wasmFiles';
 import { buildVocabulary, decodeWords, encodeWords, readVarints } from './termCodes';
 
 /**
@@ -221,6 +224,10 @@ export class IndexStore {
   private diskIdentity: FileIdentity = 'missing';
   private superseded = false;
   private lockTimeoutMs = defaultLockTimeoutMs;
+  /** Page-level saves of sql.js's file (storage/); undefined where its file calls are unknown: whole exports. */
+  private persistence: PagePersistence | undefined;
+  /** How the last save wrote (for the benchmark and tests). */
+  lastSave: SaveReport | undefined;
 
   private constructor(
     private readonly SQL: SqlJsStatic,
@@ -244,17 +251,28 @@ export class IndexStore {
     let discardedReason: string | undefined;
     let identity: FileIdentity = 'missing';
     const lockTimeoutMs = options.lockTimeoutMs ?? defaultLockTimeoutMs;
+    const io = ports.databaseFiles ?? nodeDatabaseFileIo;
+    let persistence: PagePersistence | undefined;
     const opened = (store: IndexStore) => {
       store.diskIdentity = identity;
       store.lockTimeoutMs = lockTimeoutMs;
+      store.persistence = persistence ?? store.attachFile(io);
       return store;
     };
     if (dbPath) {
-      const contents = await readDatabaseFile(dbPath);
-      identity = contents.identity;
-      const db = contents.bytes ? new SQL.Database(contents.bytes) : undefined;
+      let db: Database | undefined;
+      if (MemoryFile.available) {
+        // Streamed into sql.js's file in pieces, a journal of an interrupted save finished first.
+        const loaded = await loadDatabase(SQL, dbPath, io, { timeoutMs: lockTimeoutMs, log: ports.log });
+        ({ identity, db, persistence } = loaded);
+      } else {
+        const contents = await readDatabaseFile(dbPath);
+        identity = contents.identity;
+        db = contents.bytes ? new SQL.Database(contents.bytes) : undefined;
+      }
       const owned = db ? ownership(db) : true;
       if (owned !== true) {
+        persistence?.close();
         db?.close();
         throw notOurDatabase(dbPath, owned);
       }
@@ -273,6 +291,8 @@ export class IndexStore {
           store.configure();
           return { store, loaded: true };
         } catch (error) {
+          persistence?.close();
+          persistence = undefined;
           db.close();
           const why = error instanceof Error ? error.message : String(error);
           discardedReason = `The stored index ${dbPath} was discarded and will be rebuilt: ${why}`;
@@ -289,6 +309,12 @@ export class IndexStore {
     store.run('INSERT INTO project_states(id, root) VALUES (1, ?)', [root]);
     store.dirtySincePersist = true;
     return { store, discardedReason, loaded: false };
+  }
+
+  /** Tracks a database this store created (not read from disk): its first save writes the whole file. */
+  private attachFile(io: typeof nodeDatabaseFileIo): PagePersistence | undefined {
+    const file = MemoryFile.attach(this.db);
+    return file ? new PagePersistence(file, io, this.ports.log) : undefined;
   }
 
   private configure(): void {
@@ -488,13 +514,19 @@ export class IndexStore {
       this.db.exec('VACUUM');
       this.configure();
     }
-    const bytes = this.exportBytes();
+    const persistence = this.persistence;
+    // Whole exports (only where sql.js's file calls are unknown) are taken before the lock.
+    if (persistence) nextGeneration(this.db);
+    const bytes = persistence ? undefined : this.exportBytes();
     await pauseForTests('before-lock');
     const written = await withLock(dbPath, { timeoutMs: this.lockTimeoutMs, log: this.ports.log }, async (lock) => {
       await sweepTemporaryFiles(dbPath, this.ports.log);
+      // A save that died in place is finished (or undone) before anything else reads or writes.
+      await persistence?.recover(dbPath);
       // Checked again under the lock: no other writer can rename between this check and ours.
       if ((await currentIdentity(dbPath)) !== this.diskIdentity) return false;
-      await writeDatabaseFile(dbPath, bytes, lock);
+      if (persistence) this.lastSave = await persistence.save(dbPath, this.diskIdentity, lock);
+      else await writeDatabaseFile(dbPath, bytes as Uint8Array, lock, this.ports.databaseFiles);
       this.diskIdentity = await currentIdentity(dbPath);
       return true;
     });
@@ -511,6 +543,7 @@ export class IndexStore {
 
   /** The database file's bytes. */
   exportBytes(): Uint8Array {
+    if (this.persistence) return this.persistence.bytes();
     // export() frees prepared statements and resets pragmas, so both are rebuilt afterwards.
     this.clearStatements();
     const bytes = this.db.export();
@@ -525,6 +558,7 @@ export class IndexStore {
 
   close(): void {
     this.clearStatements();
+    this.persistence?.close();
     this.db.close();
   }
 
