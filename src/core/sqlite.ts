@@ -74,6 +74,11 @@ export function loadSqlite(): Promise<SqlJsStatic> {
   return loading;
 }
 
+/** Bytes of sql.js's WebAssembly memory (it grows and never shrinks): 0 before `loadSqlite`. */
+export function sqliteHeapBytes(): number {
+  return memory?.buffer.byteLength ?? 0;
+}
+
 function findMemory(object: object): WasmMemory | undefined {
   for (const value of Object.values(object) as unknown[]) {
     if (value instanceof wasm.Memory) return value;
