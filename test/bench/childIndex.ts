@@ -43,6 +43,8 @@ interface SaveFigures {
   ms: number;
   bytesWritten: number;
   mode: string | null;
+  /** Of `ms`, the time the save's writes took. */
+  saveMs: number | null;
   reindexed: number;
 }
 
@@ -98,7 +100,14 @@ export async function runIndexChild(argv: string[], makeParsers: () => Promise<C
     const sync = await engine.sync();
     const ms = round(performance.now() - at, 1);
     const save = engine.store.lastSave;
-    return { ms, bytesWritten: bytesWritten(counts), mode: save && save !== before ? save.mode : null, reindexed: sync.reindexed };
+    const saved = save && save !== before ? save : undefined;
+    return {
+      ms,
+      bytesWritten: bytesWritten(counts),
+      mode: saved?.mode ?? null,
+      saveMs: saved ? round(saved.ms, 1) : null,
+      reindexed: sync.reindexed,
+    };
   };
   const noChange = await measure();
   const absolute = path.join(root, ...editPath.split('/'));
@@ -166,7 +175,7 @@ export async function childIndexBench(
     const reopened = await runChild(script, ['reopen', root, dbPath, JSON.stringify(bounds), editPath]);
     const figures = { ...indexed, ...reopened } as unknown as ChildIndexFigures;
     const save = (name: string, value: SaveFigures) =>
-      `${name} ${value.ms} ms, ${(value.bytesWritten / 1e6).toFixed(2)} MB written${value.mode ? ` (${value.mode})` : ''}`;
+      `${name} ${value.ms} ms, ${(value.bytesWritten / 1e6).toFixed(2)} MB written${value.mode ? ` (${value.mode}, the save ${value.saveMs} ms)` : ''}`;
     const peak = figures.atPeak;
     log(`[${label}] child processes (cold index, then reopen), database writes counted through the databaseFiles port`);
     log(

@@ -1,4 +1,5 @@
 import type * as fs from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import type { Database, SqlJsStatic } from 'sql.js';
 import {
   acquireLock,
@@ -27,6 +28,8 @@ export interface SaveReport {
   mode: 'pages' | 'whole';
   /** Bytes of database content written (the journal writes as much again). */
   changedBytes: number;
+  /** Wall time of the writes, from the first byte to the flushed commit. */
+  ms: number;
 }
 
 /**
@@ -53,6 +56,7 @@ export class PagePersistence {
    * under `lock`: pages are written in place only into that same inode.
    */
   async save(dbPath: string, identity: FileIdentity, lock: DatabaseLock): Promise<SaveReport> {
+    const started = performance.now();
     const file = this.file;
     const writesAtStart = file.writes;
     const size = file.size;
@@ -73,7 +77,7 @@ export class PagePersistence {
       await writeDatabaseFile(dbPath, source, lock, this.io);
       file.clearChanges();
       this.baseOnDisk = true;
-      return { mode: 'whole', changedBytes: size };
+      return { mode: 'whole', changedBytes: size, ms: performance.now() - started };
     }
     const database = await this.io.open(dbPath, 'update');
     try {
@@ -95,7 +99,7 @@ export class PagePersistence {
       await database.close();
     }
     file.clearChanges();
-    return { mode: 'pages', changedBytes };
+    return { mode: 'pages', changedBytes, ms: performance.now() - started };
   }
 
   /** The file's bytes (one copy, for tests and tools that want the whole database). */
