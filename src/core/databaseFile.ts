@@ -3,6 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readInPieces, type Logger } from './ports';
+import { nodeDatabaseFileIo, type DatabaseFileIo, type WritableFile } from './storage/fileIo';
+import type { PageSource } from './storage/pageJournal';
 
 /**
  * The database file on disk: what may be opened or replaced, the writers' lock, atomic writes and
@@ -85,6 +87,19 @@ export interface DatabaseFileContents {
  * Whether the SQLite database is ours is the store's question (its meta table).
  */
 export async function readDatabaseFile(dbPath: string): Promise<DatabaseFileContents> {
+  const { identity, value } = await readDatabaseFileWith(dbPath, readInPieces);
+  return { identity, bytes: value };
+}
+
+/**
+ * `readDatabaseFile` with the reading of the checked descriptor left to `receive` (given the
+ * handle and the file's size), so the bytes can go where they are needed without a whole copy
+ * in between (see storage/loadDatabase.ts). `value` is undefined for a missing or empty file.
+ */
+export async function readDatabaseFileWith<T>(
+  dbPath: string,
+  receive: (handle: fs.promises.FileHandle, size: number) => Promise<T>,
+): Promise<{ identity: FileIdentity; value?: T }> {
   const before = await lstatOrMissing(dbPath);
   if (!before) return { identity: 'missing' };
   if (!before.isFile()) throw refusal(dbPath, `it is ${describeKind(before)}`);
@@ -106,7 +121,7 @@ export async function readDatabaseFile(dbPath: string): Promise<DatabaseFileCont
     const header = Buffer.alloc(sqliteHeader.length);
     await handle.read(header, 0, header.length, 0);
     if (!header.equals(sqliteHeader)) throw refusal(dbPath, 'it is not a SQLite database');
-    return { identity, bytes: await readInPieces(handle, Number(stat.size)) };
+    return { identity, value: await receive(handle, Number(stat.size)) };
   } finally {
     await handle.close();
   }
@@ -158,42 +173,56 @@ export async function sweepTemporaryFiles(dbPath: string, log: Logger): Promise<
 }
 
 /**
- * Writes `bytes` to a new temporary file beside `dbPath`, flushes it and renames it into place.
- * On any failure (a full disk, a size limit, an exception) the temporary file is removed before
- * the error is passed on. Called with the lock held.
+ * Writes `bytes` (or a `PageSource`'s whole file, a piece at a time) to a new temporary file
+ * beside `dbPath` through `io`, flushes it, renames it into place and flushes the directory. On
+ * any failure (a full disk, a size limit, an exception) the temporary file is removed before the
+ * error is passed on. Called with the lock held.
  */
-export async function writeDatabaseFile(dbPath: string, bytes: Uint8Array, lock: DatabaseLock): Promise<void> {
+export async function writeDatabaseFile(
+  dbPath: string,
+  bytes: Uint8Array | PageSource,
+  lock: DatabaseLock,
+  io: DatabaseFileIo = nodeDatabaseFileIo,
+): Promise<void> {
   const temporary = temporaryName(dbPath);
-  let handle: fs.promises.FileHandle | undefined;
+  let file: WritableFile | undefined;
   try {
-    handle = await fs.promises.open(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | noFollow, 0o600);
-    let offset = 0;
-    while (offset < bytes.length) {
-      const { bytesWritten } = await handle.write(bytes, offset, Math.min(bytes.length - offset, 64 * 1024 * 1024), offset);
-      offset += bytesWritten;
+    file = await io.open(temporary, 'create');
+    const size = bytes instanceof Uint8Array ? bytes.length : bytes.size;
+    // A page source copies each piece out of sql.js's file: smaller pieces bound that copy.
+    const piece = (bytes instanceof Uint8Array ? 64 : 8) * 1024 * 1024;
+    for (let offset = 0; offset < size; offset += piece) {
+      const length = Math.min(size - offset, piece);
+      await file.write(bytes instanceof Uint8Array ? bytes.subarray(offset, offset + length) : bytes.read(offset, length), offset);
     }
-    await handle.sync();
-    await handle.close();
-    handle = undefined;
+    await file.sync();
+    await file.close();
+    file = undefined;
     await pauseForTests('temp-written');
     // A lock taken over in the meantime (it never should be) must not let two writers rename.
     lock.verify();
-    await fs.promises.rename(temporary, dbPath);
+    await io.rename(temporary, dbPath);
+    await io.syncDirectory(path.dirname(dbPath));
   } catch (error) {
-    await handle?.close().catch(() => undefined);
-    await fs.promises.rm(temporary, { force: true }).catch(() => undefined);
+    await file?.close().catch(() => undefined);
+    await io.remove(temporary).catch(() => undefined);
     throw error;
   }
 }
 
+/** Where a save can be stopped by `pauseForTests`. */
+export type SavePoint = 'before-lock' | 'temp-written' | 'journal-written' | 'pages-written';
+
 /**
  * Test hook: with `PK_TEST_PAUSE_IN_SAVE` set to a folder, a save stops at `PK_TEST_PAUSE_POINT`
- * (`temp-written`, the default: its temporary file written, the lock held; or `before-lock`: the
- * database exported, the lock not yet asked for), says so by creating `paused` there and waits
+ * (`temp-written`, the default: its temporary file written, the lock held; `before-lock`: the
+ * database ready, the lock not yet asked for; `journal-written`: a page save's journal flushed,
+ * the database not yet touched; `pages-written`: its pages written in place and flushed, the
+ * journal not yet removed), says so by creating `paused` there and waits
  * until `resume` appears, so a test can kill or race the writer at exactly that point without
  * guessing with sleeps. Unset, it costs one environment lookup per save.
  */
-export async function pauseForTests(point: 'before-lock' | 'temp-written'): Promise<void> {
+export async function pauseForTests(point: SavePoint): Promise<void> {
   const folder = process.env.PK_TEST_PAUSE_IN_SAVE;
   if (!folder || (process.env.PK_TEST_PAUSE_POINT ?? 'temp-written') !== point) return;
   fs.writeFileSync(path.join(folder, 'paused'), String(process.pid));

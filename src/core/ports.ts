@@ -2,13 +2,15 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { readContainedFileSync } from './containedRead';
+import type { DatabaseFileIo } from './storage/fileIo';
 
 /**
  * The core reaches the outside world only through these ports, so the CLI, the tests and the
  * extension can each pass their own implementations and count what happened (the Restricted
  * Mode tests assert that nothing was enumerated, run or opened). The database file is the one
  * exception: `databaseFile.ts` needs lstat, exclusive creation, fsync and process ids, so it uses
- * `node:fs` itself (the Restricted Mode tests hold because no engine is opened there at all).
+ * `node:fs` itself (the Restricted Mode tests hold because no engine is opened there at all);
+ * only a save's writes go through a port (`databaseFiles`), so tests can count and fail them.
  */
 
 export interface FileStat {
@@ -58,6 +60,8 @@ export interface EnginePorts {
   git: GitRunner;
   log: Logger;
   clock: Clock;
+  /** How saves write the database file and its journal (default `nodeDatabaseFileIo`). */
+  databaseFiles?: DatabaseFileIo;
 }
 
 function toStat(stat: fs.Stats): FileStat {

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import initSqlJs from 'sql.js';
 import type { Database, SqlJsStatic } from 'sql.js';
+import { identifyFileCalls, installFileHooks } from './storage/wasmFiles';
 
 let loading: Promise<SqlJsStatic> | undefined;
 let wasmDirectory: string | undefined;
@@ -46,6 +47,8 @@ export function loadSqlite(): Promise<SqlJsStatic> {
     const module = initSqlJs({
       locateFile: (file: string) => path.join(directory, file),
       instantiateWasm(imports: object, done: (instance: object) => void) {
+        // The file calls are wrapped before instantiation: see storage/wasmFiles.ts.
+        installFileHooks(imports);
         fs.promises
           .readFile(path.join(directory, 'sql-wasm.wasm'))
           .then((bytes) => wasm.instantiate(bytes, imports))
@@ -58,12 +61,22 @@ export function loadSqlite(): Promise<SqlJsStatic> {
         return {};
       },
     });
-    loading = Promise.race([module, instantiationFailed]).catch((error: unknown) => {
-      loading = undefined;
-      throw new Error(`SQLite (sql.js) could not be loaded from ${directory}: ${error instanceof Error ? error.message : String(error)}`);
-    });
+    loading = Promise.race([module, instantiationFailed])
+      .then((SQL) => {
+        identifyFileCalls(SQL, memory as WasmMemory);
+        return SQL;
+      })
+      .catch((error: unknown) => {
+        loading = undefined;
+        throw new Error(`SQLite (sql.js) could not be loaded from ${directory}: ${error instanceof Error ? error.message : String(error)}`);
+      });
   }
   return loading;
+}
+
+/** Bytes of sql.js's WebAssembly memory (it grows and never shrinks): 0 before `loadSqlite`. */
+export function sqliteHeapBytes(): number {
+  return memory?.buffer.byteLength ?? 0;
 }
 
 function findMemory(object: object): WasmMemory | undefined {

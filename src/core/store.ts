@@ -15,6 +15,9 @@ import {
 import type { ExclusionReason } from './exclusion/reasons';
 import type { EnginePorts } from './ports';
 import { declareRowFunction, loadSqlite, withRowFunction } from './sqlite';
+import { nodeDatabaseFileIo } from './storage/fileIo';
+import { loadDatabase, nextGeneration, PagePersistence, type SaveReport } from './storage/pagedPersistence';
+import { MemoryFile } from './storage/wasmFiles';
 import { buildVocabulary, decodeWords, encodeWords, readVarints } from './termCodes';
 
 /**
@@ -221,6 +224,10 @@ export class IndexStore {
   private diskIdentity: FileIdentity = 'missing';
   private superseded = false;
   private lockTimeoutMs = defaultLockTimeoutMs;
+  /** Page-level saves of sql.js's file (storage/); undefined where its file calls are unknown: whole exports. */
+  private persistence: PagePersistence | undefined;
+  /** How the last save wrote (for the benchmark and tests). */
+  lastSave: SaveReport | undefined;
 
   private constructor(
     private readonly SQL: SqlJsStatic,
@@ -244,17 +251,28 @@ export class IndexStore {
     let discardedReason: string | undefined;
     let identity: FileIdentity = 'missing';
     const lockTimeoutMs = options.lockTimeoutMs ?? defaultLockTimeoutMs;
+    const io = ports.databaseFiles ?? nodeDatabaseFileIo;
+    let persistence: PagePersistence | undefined;
     const opened = (store: IndexStore) => {
       store.diskIdentity = identity;
       store.lockTimeoutMs = lockTimeoutMs;
+      store.persistence = persistence ?? store.attachFile(io);
       return store;
     };
     if (dbPath) {
-      const contents = await readDatabaseFile(dbPath);
-      identity = contents.identity;
-      const db = contents.bytes ? new SQL.Database(contents.bytes) : undefined;
+      let db: Database | undefined;
+      if (MemoryFile.available) {
+        // Streamed into sql.js's file in pieces, a journal of an interrupted save finished first.
+        const loaded = await loadDatabase(SQL, dbPath, io, { timeoutMs: lockTimeoutMs, log: ports.log });
+        ({ identity, db, persistence } = loaded);
+      } else {
+        const contents = await readDatabaseFile(dbPath);
+        identity = contents.identity;
+        db = contents.bytes ? new SQL.Database(contents.bytes) : undefined;
+      }
       const owned = db ? ownership(db) : true;
       if (owned !== true) {
+        persistence?.close();
         db?.close();
         throw notOurDatabase(dbPath, owned);
       }
@@ -273,6 +291,8 @@ export class IndexStore {
           store.configure();
           return { store, loaded: true };
         } catch (error) {
+          persistence?.close();
+          persistence = undefined;
           db.close();
           const why = error instanceof Error ? error.message : String(error);
           discardedReason = `The stored index ${dbPath} was discarded and will be rebuilt: ${why}`;
@@ -281,6 +301,9 @@ export class IndexStore {
       }
     }
     const db = new SQL.Database();
+    // Free pages are given back by `incremental_vacuum` at a save (see `persist`): a VACUUM would
+    // build a whole copy of the database in the WebAssembly heap, which never shrinks again.
+    db.exec('PRAGMA auto_vacuum = INCREMENTAL');
     db.exec(schema);
     const store = opened(new IndexStore(SQL, db, dbPath, ports));
     store.configure();
@@ -291,16 +314,24 @@ export class IndexStore {
     return { store, discardedReason, loaded: false };
   }
 
+  /** Tracks a database this store created (not read from disk): its first save writes the whole file. */
+  private attachFile(io: typeof nodeDatabaseFileIo): PagePersistence | undefined {
+    const file = MemoryFile.attach(this.db);
+    return file ? new PagePersistence(file, io, this.ports.log) : undefined;
+  }
+
   private configure(): void {
     // Deleted rows are zeroed so nothing removed from the index lingers in free pages. The
-    // database lives in memory and is persisted by export, so the rollback journal stays in
-    // memory too (sql.js would otherwise copy every journal page through its emulated file
-    // system), until the database is large: see `fitJournal`. The connection is the file's only
-    // user, so it holds the lock and keeps its page cache between transactions.
+    // connection is the file's only user, so it holds the lock and keeps its page cache between
+    // transactions. The database file is itself in memory (sql.js's file system), so a page the
+    // cache lacks costs a copy, not a disk read: 32 MB of cache instead of 256 MB held the
+    // 5,000-file bench's peak WebAssembly heap down (it never shrinks), and the rollback journal
+    // is a file there too (JavaScript memory, freed when the transaction ends) instead of
+    // SQLite's memory journal in that heap (see `fitJournal`).
     this.db.exec(
-      'PRAGMA secure_delete = ON; PRAGMA foreign_keys = OFF; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144; PRAGMA locking_mode = EXCLUSIVE;',
+      'PRAGMA secure_delete = ON; PRAGMA foreign_keys = OFF; PRAGMA journal_mode = TRUNCATE; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -32768; PRAGMA locking_mode = EXCLUSIVE;',
     );
-    this.journal = 'memory';
+    this.journal = 'truncate';
     // The same tokenizer as the index, to count tokens exactly (see dropSearchRows).
     this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.pk_tokenizer USING fts3tokenize('unicode61', 'tokenchars=_')`);
     // Added after schema 2 without a rebuild: an index without it builds it at its next sync.
@@ -484,19 +515,29 @@ export class IndexStore {
     const pages = this.db.exec('PRAGMA page_count')[0].values[0][0] as number;
     const free = this.db.exec('PRAGMA freelist_count')[0].values[0][0] as number;
     const pageSize = this.db.exec('PRAGMA page_size')[0].values[0][0] as number;
-    if (free > 64 && free * 10 > pages && pages * pageSize <= maxVacuumBytes) {
+    const incremental = this.db.exec('PRAGMA auto_vacuum')[0].values[0][0] === 2;
+    if (free > 64 && free * 10 > pages && incremental) {
+      // Moves pages from the end into the free ones and truncates: no copy of the database.
+      this.db.exec('PRAGMA incremental_vacuum');
+    } else if (free > 64 && free * 10 > pages && pages * pageSize <= maxVacuumBytes) {
       this.clearStatements();
       this.fitJournal();
       this.db.exec('VACUUM');
       this.configure();
     }
-    const bytes = this.exportBytes();
+    const persistence = this.persistence;
+    // Whole exports (only where sql.js's file calls are unknown) are taken before the lock.
+    if (persistence) nextGeneration(this.db);
+    const bytes = persistence ? undefined : this.exportBytes();
     await pauseForTests('before-lock');
     const written = await withLock(dbPath, { timeoutMs: this.lockTimeoutMs, log: this.ports.log }, async (lock) => {
       await sweepTemporaryFiles(dbPath, this.ports.log);
+      // A save that died in place is finished (or undone) before anything else reads or writes.
+      await persistence?.recover(dbPath);
       // Checked again under the lock: no other writer can rename between this check and ours.
       if ((await currentIdentity(dbPath)) !== this.diskIdentity) return false;
-      await writeDatabaseFile(dbPath, bytes, lock);
+      if (persistence) this.lastSave = await persistence.save(dbPath, this.diskIdentity, lock);
+      else await writeDatabaseFile(dbPath, bytes as Uint8Array, lock, this.ports.databaseFiles);
       this.diskIdentity = await currentIdentity(dbPath);
       return true;
     });
@@ -513,6 +554,7 @@ export class IndexStore {
 
   /** The database file's bytes. */
   exportBytes(): Uint8Array {
+    if (this.persistence) return this.persistence.bytes();
     // export() frees prepared statements and resets pragmas, so both are rebuilt afterwards.
     this.clearStatements();
     const bytes = this.db.export();
@@ -527,6 +569,7 @@ export class IndexStore {
 
   close(): void {
     this.clearStatements();
+    this.persistence?.close();
     this.db.close();
   }
 
@@ -1108,8 +1151,8 @@ function pathTerms(path: string): string {
   return path.replace(/[/._-]+/g, ' ');
 }
 
-/** Above this size the rollback journal is a file in sql.js's file system instead of WebAssembly memory. */
-const fileJournalBytes = 256 * 1024 * 1024;
+/** Above this size the rollback journal is a file in sql.js's file system instead of WebAssembly memory (always, see `configure`). */
+const fileJournalBytes = 0;
 
 /** Above this size the database is not vacuumed (VACUUM's copy must fit the 2 GB WebAssembly heap). */
 const maxVacuumBytes = 512 * 1024 * 1024;

@@ -6,7 +6,8 @@
  *
  *   node dist/bench.js [--large] [--files N] [--n N] [--grep-n N] [--seed N] [--real DIR]
  *                      [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--index-only]
- *                      [--cache DIR] [--keep-db] [--skip-mcp] [--parse-workers N] [--checkout REF_A..REF_B]
+ *                      [--cache DIR] [--keep-db] [--skip-mcp] [--skip-child] [--child-only]
+ *                      [--parse-workers N] [--checkout REF_A..REF_B]
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -20,6 +21,7 @@ import { createStructuralParsers } from '../../src/core/parsing/structuralParser
 import { nodePorts } from '../../src/core/ports';
 import { EngineClient } from '../../src/core/worker/engineClient';
 import { splitLines } from '../../src/core/tokens';
+import { childIndexBench, runIndexChild, type ChildIndexFigures } from './childIndex';
 import { ensureCorpus, type Corpus, type CorpusSample } from './corpus';
 import { mcpBench, serveBenchMcp, type McpFigures } from './mcpBench';
 import { defaultWorkerScript, runParseBench } from './parseBench';
@@ -42,6 +44,10 @@ interface Args {
   skipParse: boolean;
   skipMcp: boolean;
   skipCorpus: boolean;
+  /** No child-process index (peak RSS of indexing alone, bytes each save writes). */
+  skipChild: boolean;
+  /** Only the child-process index for each corpus: no in-process index, search or later sections of it. */
+  childOnly: boolean;
   indexOnly: boolean;
   cache: string | undefined;
   keepDb: boolean;
@@ -68,6 +74,8 @@ function parseArgs(argv: string[]): Args {
     skipParse: false,
     skipMcp: false,
     skipCorpus: false,
+    skipChild: false,
+    childOnly: false,
     indexOnly: false,
     cache: undefined,
     keepDb: false,
@@ -122,6 +130,12 @@ function parseArgs(argv: string[]): Args {
       case '--skip-corpus':
         args.skipCorpus = true;
         break;
+      case '--skip-child':
+        args.skipChild = true;
+        break;
+      case '--child-only':
+        args.childOnly = true;
+        break;
       case '--index-only':
         args.indexOnly = true;
         break;
@@ -149,7 +163,7 @@ function parseArgs(argv: string[]): Args {
       case '--help':
       case '-h':
         console.log(
-          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--index-only] [--cache DIR] [--keep-db] [--db DIR] [--parse-workers N] [--checkout REF_A..REF_B]',
+          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--skip-child] [--child-only] [--index-only] [--cache DIR] [--keep-db] [--db DIR] [--parse-workers N] [--checkout REF_A..REF_B]',
         );
         process.exit(0);
         break;
@@ -810,6 +824,9 @@ async function workerIndex(root: string, bounds: Bounds, repoRoot: string, label
 
 // ---- one corpus -----------------------------------------------------------------------------
 
+/** The child-process index figures per corpus label, for the summary line. */
+const childRuns = new Map<string, ChildIndexFigures>();
+
 interface CorpusFigures {
   corpus: { root: string; files: number; bytes: number; reused: boolean; generationSeconds: number; git: boolean };
   index: IndexFigures;
@@ -833,6 +850,14 @@ async function benchCorpus(corpus: Corpus, args: Args, n: number, repoRoot: stri
   log(
     `[${label}] bounds raised for the benchmark: maxFiles ${bounds.maxFiles}, maxTotalBytes ${bounds.maxTotalBytes} (defaults 10,000 files / 50,000,000 bytes would drop part of this corpus)`,
   );
+  let child: ChildIndexFigures | undefined;
+  if (!args.skipChild) {
+    const edited = corpus.meta.samples.find((candidate) => candidate.language === 'typescript') ?? corpus.meta.samples[0];
+    child = await childIndexBench(label, path.join(repoRoot, 'dist', 'bench.js'), corpus.root, bounds, edited.path, log);
+    log();
+  }
+  if (child) childRuns.set(label, child);
+  if (args.childOnly) return undefined;
   let open: OpenIndex;
   try {
     open = await coldIndex(label, corpus.root, bounds, repoRoot, true, args.dbDirectory ? path.join(args.dbDirectory, label) : undefined);
@@ -1047,6 +1072,11 @@ async function main(): Promise<void> {
     process.exitCode = await serveBenchMcp(process.argv.slice(3));
     return;
   }
+  // The child-process index section starts this script again for each measured process.
+  if (process.argv[2] === '--index-child') {
+    process.exitCode = await runIndexChild(process.argv.slice(3), async () => (await makeParsers(repositoryRoot())).parsers);
+    return;
+  }
   const args = parseArgs(process.argv.slice(2));
   if (args.parseWorkers !== undefined) parsePool = args.parseWorkers === 0 ? false : { size: args.parseWorkers };
   const repoRoot = repositoryRoot();
@@ -1141,6 +1171,7 @@ async function main(): Promise<void> {
     dbRatio: main?.index.dbRatio ?? null,
     rssMB: main?.index.rssMB ?? null,
     processMaxRssMB: round(process.resourceUsage().maxRSS / 1024, 1),
+    childIndex: Object.fromEntries(childRuns),
     eventLoopMaxMs: main?.index.eventLoopMaxMs ?? null,
     snippets: main?.index.snippets ?? null,
     symbols: main?.index.symbols ?? null,

@@ -1,0 +1,208 @@
+/**
+ * The cold index, an unchanged sync, a one-file edit and a reopen, each run by a child process of
+ * its own (`node dist/bench.js --index-child ...`), so that peak RSS is that of indexing alone,
+ * not of the bench's corpus generation, earlier sections or search runs; and the bytes each save
+ * writes, counted through the `databaseFiles` port. These are the issue's goal rows for memory
+ * and persistence (issue 15).
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { ProjectEngine } from '../../src/core/engine';
+import type { ChunkParser } from '../../src/core/parsing/chunkParser';
+import { nodePorts } from '../../src/core/ports';
+import { sqliteHeapBytes } from '../../src/core/sqlite';
+import { bytesWritten, countingDatabaseFileIo, emptyWriteCounts, nodeDatabaseFileIo } from '../../src/core/storage/fileIo';
+import { mb, round } from './stats';
+
+type Bounds = { maxFiles: number; maxTotalBytes: number; maxDirectories: number };
+
+interface MemorySample {
+  rssMB: number;
+  heapUsedMB: number;
+  externalMB: number;
+  arrayBuffersMB: number;
+  /** sql.js's WebAssembly memory (page cache, memory journal, statements): part of `external`. */
+  sqliteHeapMB: number;
+}
+
+function sample(): MemorySample {
+  const usage = process.memoryUsage();
+  return {
+    rssMB: round(mb(usage.rss), 1),
+    heapUsedMB: round(mb(usage.heapUsed), 1),
+    externalMB: round(mb(usage.external), 1),
+    arrayBuffersMB: round(mb(usage.arrayBuffers), 1),
+    sqliteHeapMB: round(mb(sqliteHeapBytes()), 1),
+  };
+}
+
+interface SaveFigures {
+  ms: number;
+  bytesWritten: number;
+  mode: string | null;
+  /** Of `ms`, the time the save's writes took. */
+  saveMs: number | null;
+  reindexed: number;
+}
+
+export interface ChildIndexFigures {
+  files: number;
+  indexSeconds: number;
+  /** `process.resourceUsage().maxRSS` of the child right after its cold index. */
+  indexPeakRssMB: number;
+  /** The memory split at the highest RSS sampled (every 100 ms) during the cold index. */
+  atPeak: MemorySample;
+  dbBytes: number;
+  coldSaveBytes: number;
+  noChange: SaveFigures;
+  oneFileEdit: SaveFigures;
+  restore: SaveFigures;
+  reopenMs: number;
+  /** Peak RSS of a child that only opens the index and runs one search. */
+  reopenPeakRssMB: number;
+}
+
+/** The child's side: `mode` is `index` (cold index, unchanged sync, edit, restore) or `reopen`. */
+export async function runIndexChild(argv: string[], makeParsers: () => Promise<ChunkParser[]>): Promise<number> {
+  const [mode, root, dbPath, boundsJson, editPath] = argv;
+  const counts = emptyWriteCounts();
+  const ports = { ...nodePorts(), databaseFiles: countingDatabaseFileIo(nodeDatabaseFileIo, counts) };
+  const bounds = JSON.parse(boundsJson) as Bounds;
+  const parsers = await makeParsers();
+  if (mode === 'reopen') {
+    const started = performance.now();
+    const engine = await ProjectEngine.open({ root, dbPath, ports, parsers, options: { bounds, useGit: true } });
+    const reopenMs = round(performance.now() - started, 1);
+    await engine.search('handler request');
+    await engine.close();
+    console.log(JSON.stringify({ reopenMs, reopenPeakRssMB: round(process.resourceUsage().maxRSS / 1024, 1) }));
+    return 0;
+  }
+  let peak = sample();
+  const timer = setInterval(() => {
+    const now = sample();
+    if (now.rssMB > peak.rssMB) peak = now;
+  }, 100);
+  const started = performance.now();
+  const engine = await ProjectEngine.open({ root, dbPath, ports, parsers, options: { bounds, useGit: true } });
+  const report = await engine.sync();
+  const indexSeconds = round((performance.now() - started) / 1000, 2);
+  clearInterval(timer);
+  const indexPeakRssMB = round(process.resourceUsage().maxRSS / 1024, 1);
+  const coldSaveBytes = bytesWritten(counts);
+  const measure = async (): Promise<SaveFigures> => {
+    Object.assign(counts, emptyWriteCounts());
+    const before = engine.store.lastSave;
+    const at = performance.now();
+    const sync = await engine.sync();
+    const ms = round(performance.now() - at, 1);
+    const save = engine.store.lastSave;
+    const saved = save && save !== before ? save : undefined;
+    return {
+      ms,
+      bytesWritten: bytesWritten(counts),
+      mode: saved?.mode ?? null,
+      saveMs: saved ? round(saved.ms, 1) : null,
+      reindexed: sync.reindexed,
+    };
+  };
+  const noChange = await measure();
+  const absolute = path.join(root, ...editPath.split('/'));
+  const original = fs.readFileSync(absolute);
+  const stat = fs.statSync(absolute);
+  let oneFileEdit: SaveFigures;
+  try {
+    fs.writeFileSync(absolute, Buffer.concat([original, Buffer.from(`\n// bench edit ${Date.now()}\n`)]));
+    const future = new Date(Date.now() + 5_000);
+    fs.utimesSync(absolute, future, future);
+    oneFileEdit = await measure();
+  } finally {
+    fs.writeFileSync(absolute, original);
+    fs.utimesSync(absolute, stat.atime, stat.mtime);
+  }
+  const restore = await measure();
+  await engine.close();
+  console.log(
+    JSON.stringify({
+      files: report.reindexed,
+      indexSeconds,
+      indexPeakRssMB,
+      atPeak: peak,
+      dbBytes: fs.statSync(dbPath).size,
+      coldSaveBytes,
+      noChange,
+      oneFileEdit,
+      restore,
+    }),
+  );
+  return 0;
+}
+
+function runChild(script: string, args: string[]): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, '--index-child', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const last = stdout.trim().split('\n').pop() ?? '';
+      if (code !== 0) return reject(new Error(`the index child exited with ${String(code)}: ${last}`));
+      try {
+        resolve(JSON.parse(last) as Record<string, unknown>);
+      } catch {
+        reject(new Error(`the index child printed no figures: ${last}`));
+      }
+    });
+  });
+}
+
+/** The parent's side: runs both children on `root` (edited file `editPath`) and prints the goal rows. */
+export async function childIndexBench(
+  label: string,
+  script: string,
+  root: string,
+  bounds: Bounds,
+  editPath: string,
+  log: (line?: string) => void,
+): Promise<ChildIndexFigures | undefined> {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'pk-bench-child-'));
+  const dbPath = path.join(directory, 'index.sqlite');
+  try {
+    const indexed = await runChild(script, ['index', root, dbPath, JSON.stringify(bounds), editPath]);
+    const reopened = await runChild(script, ['reopen', root, dbPath, JSON.stringify(bounds), editPath]);
+    const figures = { ...indexed, ...reopened } as unknown as ChildIndexFigures;
+    const save = (name: string, value: SaveFigures) =>
+      `${name} ${value.ms} ms, ${(value.bytesWritten / 1e6).toFixed(2)} MB written${value.mode ? ` (${value.mode}, the save ${value.saveMs} ms)` : ''}`;
+    const peak = figures.atPeak;
+    log(`[${label}] child processes (cold index, then reopen), database writes counted through the databaseFiles port`);
+    log(
+      `  cold index ${figures.indexSeconds} s, ${figures.files} files, database ${(figures.dbBytes / 1e6).toFixed(1)} MB (saved ${(figures.coldSaveBytes / 1e6).toFixed(1)} MB)`,
+    );
+    log(
+      `  peak RSS ${figures.indexPeakRssMB} MB; at the highest sample: RSS ${peak.rssMB} MB = JS heap ${peak.heapUsedMB} MB + external ${peak.externalMB} MB (array buffers ${peak.arrayBuffersMB} MB, sql.js's WebAssembly memory ${peak.sqliteHeapMB} MB) + code and the rest`,
+    );
+    log(
+      `  sync: ${save('no change', figures.noChange)}; ${save('one-file edit', figures.oneFileEdit)}; ${save('restore', figures.restore)}`,
+    );
+    log(`  reopen ${figures.reopenMs} ms (peak RSS of that process ${figures.reopenPeakRssMB} MB)`);
+    log(`  goal rows (issue 15):`);
+    log(
+      `    | peak RSS while indexing (child process) | ${figures.indexPeakRssMB} MB | goal ≤ 300 MB at 5,000 files, ≤ 1.5 GB at 50,000 |`,
+    );
+    log(
+      `    | one-file edit: bytes written / sync time | ${(figures.oneFileEdit.bytesWritten / 1e6).toFixed(2)} MB / ${figures.oneFileEdit.ms} ms | goal ≤ 64 MB / ≤ 500 ms at 50,000 files |`,
+    );
+    log(
+      `    | sync with no change: bytes written / time | ${(figures.noChange.bytesWritten / 1e6).toFixed(2)} MB / ${figures.noChange.ms} ms | |`,
+    );
+    return figures;
+  } catch (error) {
+    log(`[${label}] child index failed: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  } finally {
+    fs.rmSync(directory, { recursive: true, force: true });
+  }
+}
