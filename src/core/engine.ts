@@ -15,7 +15,6 @@ import { IndexStore, type SymbolRow } from './store';
 import { readIndexable, syncKnownFiles, syncProject, type SyncProgress, type SyncReport, type SyncContext } from './sync';
 import { displayText } from './safeText';
 import { splitLines } from './tokens';
-import type { TreeFile, TreeItem } from './worker/protocol';
 import { NavigationInputError } from './navigation/inputError';
 import { findReferences, type ReferencesInput, type ReferencesResult } from './navigation/references';
 import {
@@ -70,6 +69,25 @@ export function parseCitation(citation: string): ParsedCitation {
 }
 
 /** The cited lines `read` returns, with the indexed file's working-tree state for the quoted block. */
+/** One indexed file of the tree view. */
+export interface TreeFile {
+  path: string;
+  language: string;
+  modified: boolean;
+  parser: string;
+  sha256: string;
+}
+
+/** A declaration or snippet of one file (never its source text). */
+export interface TreeItem {
+  id: string;
+  label: string;
+  kind: string;
+  startLine: number;
+  endLine: number;
+  sha256: string;
+}
+
 export interface ReadSnippet {
   path: string;
   startLine: number;

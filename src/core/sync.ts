@@ -1,21 +1,24 @@
 import * as path from 'node:path';
 import { discover, type Exclusion } from './discovery';
-import { sniffContent } from './exclusion/contentRules';
 import type { ExclusionReason } from './exclusion/reasons';
 import { findSecretlintSecret } from './exclusion/secretlintLayer';
 import { readGitState } from './gitState';
-import { idOf, sha256Hex } from './hashing';
+import { idOf } from './hashing';
 import { languageForPath } from './language';
-import type { EngineOptions } from './options';
 import type { ParsedChunk } from './parsing/chunkParser';
-import type { ParserChain } from './parsing/parserChain';
-import { ContainmentError, FileTooLargeError, type EnginePorts, type FileStat } from './ports';
-import { embedIndexedChunks, fillMissingEmbeddings, type Embedder } from './retrieval/vectors';
-import type { FileRow, IndexStore, NewSnippet, SymbolRow } from './store';
+import { readIndexable } from './liveFile';
+import type { FileStat } from './ports';
+import { embedIndexedChunks, fillMissingEmbeddings } from './retrieval/vectors';
+import type { FileRow, NewSnippet, SymbolRow } from './store';
+import type { SyncContext } from './syncContext';
 import { chunkTerms, estimateTokens, lineOwners, ownText, splitLines } from './tokens';
 
 /** References kept per chunk: enough to explain a match, small enough to keep the database lean. */
 const maxStoredReferences = 8;
+
+// Re-exported for the callers that knew them here; they live in modules of their own.
+export { readIndexable, type IndexableRead } from './liveFile';
+export type { SyncContext } from './syncContext';
 
 /** Re-indexed plus removed files from which a sync merges the full-text index afterwards. */
 const optimizeThreshold = 200;
@@ -41,17 +44,6 @@ export interface SyncReport {
   boundNotes: string[];
   durationMs: number;
   errors: string[];
-}
-
-export interface SyncContext {
-  root: string;
-  projectId: string;
-  options: EngineOptions;
-  ports: EnginePorts;
-  store: IndexStore;
-  parsers: ParserChain;
-  /** Hybrid mode's embedding function; the local feature hasher when absent (tests inject failing ones). */
-  embedder?: Embedder;
 }
 
 export type FileOutcome =
@@ -160,36 +152,6 @@ export interface FileGitInfo {
   tracked: boolean;
   modified: boolean;
   head: string | null;
-}
-
-/** A file read for indexing or verification: its bytes' text and hash, or why it cannot be used. */
-export type IndexableRead =
-  | { kind: 'read'; stat: FileStat; text: string; sha256: string }
-  | { kind: 'excluded'; reason: ExclusionReason; detail?: string }
-  | { kind: 'vanished' };
-
-/**
- * Reads one project file once, in one blocking read (`readFileBlocking`: the engine runs off the
- * editor's thread, and four thread-pool round trips cost more than the read), and checks it:
- * contained in the root without passing through a link, a regular file, within the size bound,
- * text, no secret. The bytes checked are the bytes hashed.
- */
-export function readIndexable(context: SyncContext, relativePath: string): IndexableRead {
-  let bytes: Uint8Array;
-  let stat: FileStat;
-  try {
-    ({ bytes, stat } = context.ports.fs.readFileBlocking(context.root, relativePath, context.options.bounds.maxFileBytes));
-  } catch (error) {
-    if (error instanceof FileTooLargeError) return { kind: 'excluded', reason: 'too-large', detail: `${error.size} bytes` };
-    if (error instanceof ContainmentError) return { kind: 'excluded', reason: error.refusal, detail: error.message };
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'vanished' };
-    if (code === 'ELOOP') return { kind: 'excluded', reason: 'symlink' };
-    return { kind: 'excluded', reason: 'unreadable', detail: code ?? String(error) };
-  }
-  const sniffed = sniffContent(bytes, relativePath);
-  if (!sniffed.ok) return { kind: 'excluded', reason: sniffed.reason, detail: sniffed.detail };
-  return { kind: 'read', stat, text: sniffed.text, sha256: sha256Hex(bytes) };
 }
 
 /**

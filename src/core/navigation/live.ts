@@ -1,5 +1,6 @@
 import { NavigationInputError } from './inputError';
-import { LiveFiles, citationOf } from '../retrieval/retrieve';
+import { LiveFiles } from '../liveFile';
+import { citationOf } from '../retrieval/retrieve';
 import type { SymbolRow } from '../store';
 import { resyncOne, type SyncContext } from '../sync';
 

@@ -1,7 +1,7 @@
 import { bm25Idf, type FileRow, type IndexStore, type SnippetRow } from '../store';
 import { splitIdentifier } from '../tokens';
 import { searchWords, stemTerms, stemWord, stopwords, type TaskDescriptor } from './descriptor';
-import type { LiveFile } from './retrieve';
+import type { LiveFile } from '../liveFile';
 
 /** Why a candidate was proposed; the manifest shows these codes. */
 export type CandidateReason =

@@ -1,6 +1,7 @@
 import type { SnippetRow } from '../store';
-import { readIndexable, resyncOne, type SyncContext } from '../sync';
-import { splitLines, estimateTokens } from '../tokens';
+import { LiveFiles } from '../liveFile';
+import { resyncOne, type SyncContext } from '../sync';
+import { estimateTokens } from '../tokens';
 import { collectCandidates, containsLiteral, FileIndex, tierScores, type Candidate, type CandidateReason } from './candidates';
 import { describeTask, searchWords, type TaskDescriptor } from './descriptor';
 import { fuseRankings, fusionCeiling, vectorQueryText } from './hybrid';
@@ -59,32 +60,6 @@ export function citationOf(snippet: { path: string; startLine: number; endLine: 
   return `${snippet.path}#L${snippet.startLine}-L${snippet.endLine}@${snippet.sha256}`;
 }
 
-export type LiveFile = { ok: true; sha256: string; lines: string[] } | { ok: false; reason: string };
-
-/** Each file read at most once per attempt: phrase checks and verification share the reads. */
-export class LiveFiles {
-  private reads = new Map<string, Promise<LiveFile>>();
-  constructor(private readonly context: SyncContext) {}
-
-  get(relativePath: string): Promise<LiveFile> {
-    let read = this.reads.get(relativePath);
-    if (!read) {
-      read = readLive(this.context, relativePath);
-      this.reads.set(relativePath, read);
-    }
-    return read;
-  }
-}
-
-/** A file's live hash and lines (`readIndexable`); anything unusable says why, in the manifest's words. */
-async function readLive(context: SyncContext, relativePath: string): Promise<LiveFile> {
-  const read = readIndexable(context, relativePath);
-  if (read.kind === 'read') return { ok: true, sha256: read.sha256, lines: splitLines(read.text) };
-  if (read.kind === 'vanished') return { ok: false, reason: 'deleted' };
-  if (read.reason === 'secret-content' || read.reason === 'private-key' || read.reason === 'credential-file')
-    return { ok: false, reason: 'secret' };
-  return { ok: false, reason: read.reason };
-}
 
 interface Scored extends Candidate {
   score: number;
