@@ -206,7 +206,7 @@ export class ProjectEngine {
   }
 
   symbols(): Promise<SymbolRow[]> {
-    return this.serialize(async () => this.project.store.symbols());
+    return this.serialize(async () => this.project.store.chunks.symbols());
   }
 
   /**
@@ -254,12 +254,12 @@ export class ProjectEngine {
     // A walk without git records a whole excluded folder once, as `dir/`; a linked folder is recorded as `dir` (a symlink).
     const ancestors = segments.slice(0, -1).map((_, index) => segments.slice(0, index + 1).join('/'));
     const recorded = [relativePath, ...ancestors.flatMap((ancestor) => [ancestor, `${ancestor}/`])]
-      .map((entry) => store.exclusion(entry))
+      .map((entry) => store.catalog.exclusion(entry))
       .find((entry) => entry !== undefined);
     if (recorded) throw new UserInputError(`The file ${shown} is excluded from the index (${recorded.reason}).`);
     const rule = classifyPath(relativePath);
     if (rule) throw new UserInputError(`The file ${shown} is never indexed (${rule}).`);
-    if (!store.file(relativePath)) {
+    if (!store.catalog.file(relativePath)) {
       throw new UserInputError(`The file ${shown} is not in the index (ignored, never discovered, or new since the last sync).`);
     }
   }
@@ -267,7 +267,7 @@ export class ProjectEngine {
   /** Indexed files for the tree view, sorted by path. */
   files(): Promise<TreeFile[]> {
     return this.serialize(async () =>
-      [...this.project.store.files().values()]
+      [...this.project.store.catalog.files().values()]
         .map((file) => ({ path: file.path, language: file.language, modified: file.modified, parser: file.parser, sha256: file.sha256 }))
         .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
     );
@@ -276,7 +276,7 @@ export class ProjectEngine {
   /** Declarations of one file (first part of each), or its windows when it has none. */
   fileItems(relativePath: string): Promise<TreeItem[]> {
     return this.serialize(async () => {
-      const rows = this.project.store.currentSnippets(relativePath);
+      const rows = this.project.store.chunks.currentSnippets(relativePath);
       const declarations = new Map<string, TreeItem>();
       for (const row of rows) {
         if (!row.symbolId || declarations.has(row.symbolId)) continue;
@@ -325,11 +325,11 @@ export class ProjectEngine {
   async read(citation: string): Promise<ReadSnippet> {
     const snippet = await this.get(citation);
     return this.serialize(async () => {
-      let indexed = this.project.store.file(snippet.path);
+      let indexed = this.project.store.catalog.file(snippet.path);
       if (!indexed) throw new UserInputError(`The file ${snippet.path} is not in the index.`);
       if (indexed.sha256 !== snippet.sha256) {
         await resyncOne(this.project, snippet.path);
-        indexed = this.project.store.file(snippet.path);
+        indexed = this.project.store.catalog.file(snippet.path);
       }
       if (indexed?.sha256 !== snippet.sha256) {
         throw new UserInputError(`The file ${snippet.path} changed while it was read; read it again.`);

@@ -166,7 +166,7 @@ export async function syncFile(
   force: boolean,
 ): Promise<FileOutcome> {
   const { store, ports, options } = context;
-  const existing = store.file(relativePath);
+  const existing = store.catalog.file(relativePath);
   if (existing && knownStat && !force && existing.bytes === knownStat.size && existing.mtimeMs === knownStat.mtimeMs) {
     if (existing.tracked !== git.tracked || existing.modified !== git.modified) {
       store.touchFile({ ...existing, tracked: git.tracked, modified: git.modified });
@@ -218,7 +218,7 @@ async function secretlintVerdict(context: SyncContext, relativePath: string, tex
 
 /** Re-indexes one path that changed under the index, or removes it when it is gone or unusable. */
 export async function resyncOne(context: SyncContext, relativePath: string): Promise<'reindexed' | 'unchanged' | 'removed'> {
-  const previous = context.store.file(relativePath);
+  const previous = context.store.catalog.file(relativePath);
   const outcome = await syncFile(
     context,
     relativePath,
@@ -226,7 +226,7 @@ export async function resyncOne(context: SyncContext, relativePath: string): Pro
     {
       tracked: previous?.tracked ?? false,
       modified: true,
-      head: context.store.state().head,
+      head: context.store.catalog.state().head,
     },
     false,
   );
@@ -257,7 +257,7 @@ function changesRules(relativePath: string): boolean {
  */
 export async function syncKnownFiles(context: SyncContext, paths: string[]): Promise<{ reindexed: number; removed: number } | undefined> {
   const unique = [...new Set(paths)];
-  if (unique.some((relativePath) => changesRules(relativePath) || !context.store.file(relativePath))) return undefined;
+  if (unique.some((relativePath) => changesRules(relativePath) || !context.store.catalog.file(relativePath))) return undefined;
   let reindexed = 0;
   let removed = 0;
   for (const relativePath of unique) {
@@ -289,8 +289,8 @@ export async function syncProject(
   const exclusions: Exclusion[] = [...discovery.exclusions];
   const boundNotes = [...discovery.boundNotes];
   const errors: string[] = [];
-  const previous = store.files();
-  const previousState = store.state();
+  const previous = store.catalog.files();
+  const previousState = store.catalog.state();
   const revisionAtStart = store.revision;
   // Changes not yet written (files re-indexed by `syncKnownFiles` or a search) are written by this sync.
   const unsavedAtStart = store.needsPersist;
@@ -368,9 +368,9 @@ export async function syncProject(
     store.replaceExclusions(exclusions);
   });
   // Large changes leave many index segments; merging them keeps the file small and queries fast.
-  if (reindexed + removed >= optimizeThreshold) store.optimizeSearchIndex();
+  if (reindexed + removed >= optimizeThreshold) store.search.optimize();
   // The common words' counts stop being kept during a large change; they are built again here.
-  store.refreshCommonTerms();
+  store.search.refreshCommonTerms();
   if (options.semantic) await fillMissingEmbeddings(context);
   const durationMs = ports.clock.now() - started;
   const revisionBeforeState = store.revision;

@@ -156,7 +156,7 @@ describe('derived_embeddings', () => {
     const report = await engine.sync();
     assert.deepEqual(warnings, [], 'vectors are stored inside the sync batch without errors');
     assert.equal(report.reindexed, Object.keys(project).length);
-    const snippets = engine.store.allCurrentSnippets();
+    const snippets = engine.store.chunks.allCurrentSnippets();
     assert.equal(vectorCount(engine), new Set(snippets.map((snippet) => sourceKey(snippet))).size);
     const rows = engine.store.database.exec(
       'SELECT source_key, source_hash, chunking_version, provider, model, dimensions FROM derived_embeddings',
@@ -185,7 +185,7 @@ describe('derived_embeddings', () => {
 
     const semantic = await openEngine(root, { options: { semantic: true } });
     await semantic.sync();
-    assert.equal(vectorCount(semantic), new Set(semantic.store.allCurrentSnippets().map((snippet) => sourceKey(snippet))).size);
+    assert.equal(vectorCount(semantic), new Set(semantic.store.chunks.allCurrentSnippets().map((snippet) => sourceKey(snippet))).size);
     await semantic.close();
   });
 
@@ -234,7 +234,7 @@ describe('derived_embeddings', () => {
       after.filter((key) => !key.startsWith('src/session.ts#')),
       othersBefore,
     );
-    const sessionHash = engine.store.file('src/session.ts')?.sha256;
+    const sessionHash = engine.store.catalog.file('src/session.ts')?.sha256;
     const session = after.filter((key) => key.startsWith('src/session.ts#'));
     assert.ok(session.length > 0);
     assert.ok(

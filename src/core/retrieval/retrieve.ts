@@ -60,7 +60,6 @@ export function citationOf(snippet: { path: string; startLine: number; endLine: 
   return `${snippet.path}#L${snippet.startLine}-L${snippet.endLine}@${snippet.sha256}`;
 }
 
-
 interface Scored extends Candidate {
   score: number;
 }
@@ -172,7 +171,7 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
   const demoteTests = !aboutTests(descriptor);
   const filesWanted = options.granularity === 'files';
   const focusWords = searchWords(descriptor);
-  const state = context.store.state();
+  const state = context.store.catalog.state();
   const revisionAtStart = context.store.revision;
   const revision = {
     root: state.root,
@@ -292,7 +291,7 @@ async function hybridRanking(
     const { protectedCandidates, fused } = fuseRankings({
       lexical,
       pool,
-      poolRows: context.store.snippetsByRowid(pool.map((hit) => hit.rowid)),
+      poolRows: context.store.chunks.snippetsByRowid(pool.map((hit) => hit.rowid)),
       fromVector: (snippet, cosine) => ({
         snippet,
         reason: 'semantic',

@@ -19,7 +19,11 @@ import { readIndexable } from '../liveFile';
 import type { IndexStore, SnippetRow } from '../store';
 import type { SyncContext } from '../syncContext';
 import { lineOwners, ownText, splitLines } from '../tokens';
+import { vectorKey } from '../tables/embeddingTable';
 import { decodeVector, defaultEmbedder, encodeVector, type Embedder } from './embedder';
+import { VectorMatrix } from './vectorMatrix';
+
+export { queryCacheCapacity } from './vectorMatrix';
 
 export {
   FeatureHashingEmbedder,
@@ -52,48 +56,25 @@ export interface EmbeddingSource {
   indexText: string;
 }
 
-const insertSql =
-  'INSERT OR REPLACE INTO derived_embeddings(source_key, source_hash, chunking_version, provider, model, dimensions, vector) VALUES (?,?,?,?,?,?,?)';
-
 /** Stores vectors for freshly indexed chunks (their text is at hand; nothing is read again). */
 export function storeEmbeddings(store: IndexStore, snippets: ReadonlyArray<EmbeddingSource>, embedder: Embedder = defaultEmbedder): number {
   if (snippets.length === 0) return 0;
   // Two chunks over the same lines share one key; the first one's text is the one indexed.
   const seen = new Set<string>();
   const unique = snippets.filter((snippet) => !seen.has(sourceKey(snippet)) && seen.add(sourceKey(snippet)) !== undefined);
-  const rows = unique.map((snippet) => [
-    sourceKey(snippet),
-    snippet.fileHash,
-    snippet.parserVersion,
-    embedder.provider,
-    embedder.model,
-    embedder.dimensions,
-    encodeVector(embedder.embed(snippet.indexText, titleOf(snippet))),
-  ]);
-  const db = store.database;
-  const statement = db.prepare(insertSql);
-  // A savepoint, not BEGIN: sync calls this inside its batch transaction, and a failure here must
-  // undo only these vectors, never the batch around them.
-  db.exec('SAVEPOINT store_vectors');
-  try {
-    for (const row of rows) statement.run(row);
-    db.exec('RELEASE store_vectors');
-  } catch (error) {
-    db.exec('ROLLBACK TO store_vectors; RELEASE store_vectors');
-    throw error;
-  } finally {
-    statement.free();
-  }
-  store.markChanged();
-  return rows.length;
+  store.embeddings.put(
+    embedder,
+    unique.map((snippet) => ({
+      path: snippet.path,
+      startLine: snippet.startLine,
+      endLine: snippet.endLine,
+      fileHash: snippet.fileHash,
+      chunkingVersion: snippet.parserVersion,
+      vector: encodeVector(embedder.embed(snippet.indexText, titleOf(snippet))),
+    })),
+  );
+  return unique.length;
 }
-
-const missingSql = `SELECT s.path, s.file_hash, s.start_line, s.end_line, s.parser_version, s.qualified_name
-  FROM project_snippets s
-  LEFT JOIN derived_embeddings e ON e.source_key = s.path || '#L' || s.start_line || '-L' || s.end_line
-    AND e.source_hash = s.file_hash AND e.chunking_version = s.parser_version AND e.provider = ? AND e.model = ? AND e.dimensions = ?
-  WHERE s.stale = 0 AND e.source_key IS NULL
-  ORDER BY s.path, s.start_line, s.end_line`;
 
 /** The embedder a project uses: the one injected into its context, else the local feature hasher. */
 export function embedderOf(context: Pick<SyncContext, 'embedder'>): Embedder {
@@ -120,30 +101,22 @@ export function embedIndexedChunks(context: SyncContext, snippets: ReadonlyArray
  */
 export async function backfillEmbeddings(context: SyncContext): Promise<number> {
   const embedder = embedderOf(context);
-  const missing = context.store.database.exec(missingSql, [embedder.provider, embedder.model, embedder.dimensions])[0]?.values ?? [];
-  const byFile = new Map<
-    string,
-    Array<{ startLine: number; endLine: number; parserVersion: string; qualifiedName: string | null; fileHash: string }>
-  >();
-  for (const row of missing) {
-    const list = byFile.get(row[0] as string) ?? [];
-    list.push({
-      fileHash: row[1] as string,
-      startLine: row[2] as number,
-      endLine: row[3] as number,
-      parserVersion: row[4] as string,
-      qualifiedName: row[5] as string | null,
-    });
-    byFile.set(row[0] as string, list);
+  const stored = context.store.embeddings.vectorKeys(embedder);
+  const byFile = new Map<string, SnippetRow[]>();
+  for (const chunk of context.store.chunks.allCurrentSnippets()) {
+    if (stored.has(vectorKey(chunk))) continue;
+    const list = byFile.get(chunk.path) ?? [];
+    list.push(chunk);
+    byFile.set(chunk.path, list);
   }
-  let stored = 0;
+  let added = 0;
   for (const [relativePath, chunks] of byFile) {
     // Unusable, or changed since indexing: the next sync deals with it.
     const read = readIndexable(context, relativePath);
     if (read.kind !== 'read' || read.sha256 !== chunks[0].fileHash) continue;
     const lines = splitLines(read.text);
-    const own = ownTexts(lines, context.store.currentSnippets(relativePath));
-    stored += storeEmbeddings(
+    const own = ownTexts(lines, context.store.chunks.currentSnippets(relativePath));
+    added += storeEmbeddings(
       context.store,
       chunks.map((chunk) => ({
         path: relativePath,
@@ -157,7 +130,7 @@ export async function backfillEmbeddings(context: SyncContext): Promise<number> 
       embedder,
     );
   }
-  return stored;
+  return added;
 }
 
 /**
@@ -185,138 +158,30 @@ export async function fillMissingEmbeddings(context: SyncContext): Promise<void>
   }
 }
 
-/** Every current chunk's vector, dimension-major for a sparse query, rebuilt when the store changes. */
-class VectorMatrix {
-  constructor(
-    readonly revision: number,
-    readonly rowids: Int32Array,
-    readonly scales: Float32Array,
-    /** components[d * count + i]: dimension d of chunk i. */
-    readonly components: Int8Array,
-    readonly dimensions: number,
-  ) {}
-
-  get count(): number {
-    return this.rowids.length;
-  }
-
-  private indexByRowid?: Map<number, number>;
-  /** One score per chunk, reused by every query (800,000 chunks would otherwise allocate 3 MB a query). */
-  private scratch?: Float32Array;
-
-  /**
-   * The `limit` most similar chunks by cosine, plus every chunk of `alsoRowids` that has a
-   * vector, best first (ties by rowid). Only the query's non-zero dimensions are visited.
-   */
-  nearest(query: Float32Array, limit: number, alsoRowids: Iterable<number> = []): Array<{ rowid: number; cosine: number }> {
-    const count = this.count;
-    this.scratch ??= new Float32Array(count);
-    const scores = this.scratch;
-    scores.fill(0);
-    for (let dimension = 0; dimension < this.dimensions; dimension++) {
-      const weight = query[dimension];
-      if (weight === 0) continue;
-      const offset = dimension * count;
-      for (let index = 0; index < count; index++) scores[index] += weight * this.components[offset + index];
-    }
-    const cosine = (index: number) => Math.round(scores[index] * this.scales[index] * 1e6) / 1e6;
-    const top: Array<{ index: number; score: number }> = [];
-    for (let index = 0; index < count; index++) {
-      // Rounding moves a score by at most half a millionth: one this far below the last kept score cannot enter.
-      if (top.length === limit && scores[index] * this.scales[index] < top[top.length - 1].score - 1e-6) continue;
-      const score = cosine(index);
-      if (score <= 0) continue;
-      if (top.length === limit && score <= top[top.length - 1].score) continue;
-      let at = top.length;
-      while (at > 0 && (top[at - 1].score < score || (top[at - 1].score === score && this.rowids[top[at - 1].index] > this.rowids[index])))
-        at--;
-      top.splice(at, 0, { index, score });
-      if (top.length > limit) top.pop();
-    }
-    const chosen = new Map(top.map((entry) => [entry.index, entry.score]));
-    if (!this.indexByRowid) this.indexByRowid = new Map(Array.from(this.rowids, (rowid, index) => [rowid, index]));
-    for (const rowid of alsoRowids) {
-      const index = this.indexByRowid.get(rowid);
-      if (index !== undefined && !chosen.has(index)) chosen.set(index, cosine(index));
-    }
-    return [...chosen]
-      .map(([index, score]) => ({ rowid: this.rowids[index], cosine: score }))
-      .sort((a, b) => b.cosine - a.cosine || a.rowid - b.rowid);
-  }
-}
-
-const currentVectorsSql = `SELECT s.rowid, e.vector FROM project_snippets s
-  JOIN derived_embeddings e ON e.source_key = s.path || '#L' || s.start_line || '-L' || s.end_line
-    AND e.source_hash = s.file_hash AND e.chunking_version = s.parser_version AND e.provider = ? AND e.model = ? AND e.dimensions = ?
-  WHERE s.stale = 0 ORDER BY s.rowid`;
-
+/** Every current chunk that has a vector of `embedder`'s model, by row id. */
 function loadMatrix(store: IndexStore, embedder: Embedder): VectorMatrix {
-  const rows = store.database.exec(currentVectorsSql, [embedder.provider, embedder.model, embedder.dimensions])[0]?.values ?? [];
-  const count = rows.length;
+  const vectors = store.embeddings.vectors(embedder);
+  const chunks = store.chunks
+    .allCurrentSnippets()
+    .filter((chunk) => vectors.has(vectorKey(chunk)))
+    .sort((a, b) => a.rowid - b.rowid);
+  const count = chunks.length;
   const dimensions = embedder.dimensions;
   const rowids = new Int32Array(count);
   const scales = new Float32Array(count);
   const components = new Int8Array(count * dimensions);
-  rows.forEach((row, index) => {
-    const { scale, components: vector } = decodeVector(row[1] as Uint8Array, dimensions);
-    rowids[index] = row[0] as number;
+  chunks.forEach((chunk, index) => {
+    const { scale, components: vector } = decodeVector(vectors.get(vectorKey(chunk)) as Uint8Array, dimensions);
+    rowids[index] = chunk.rowid;
     scales[index] = scale;
     for (let dimension = 0; dimension < dimensions; dimension++) components[dimension * count + index] = vector[dimension];
   });
   return new VectorMatrix(store.revision, rowids, scales, components, dimensions);
 }
 
-/** A small LRU of query vectors. */
-class QueryCache {
-  private entries = new Map<string, Float32Array>();
-  constructor(private readonly capacity: number) {}
-
-  get(key: string, compute: () => Float32Array): Float32Array {
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-      return hit;
-    }
-    const value = compute();
-    this.entries.set(key, value);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
-    return value;
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-}
-
-export const queryCacheCapacity = 256;
-
-interface VectorState {
-  matrix?: VectorMatrix;
-  backfilledAt?: number;
-  queries: QueryCache;
-}
-
-const states = new WeakMap<IndexStore, Map<string, VectorState>>();
-
-function stateOf(store: IndexStore, embedder: Embedder): VectorState {
-  let byModel = states.get(store);
-  if (!byModel) {
-    byModel = new Map();
-    states.set(store, byModel);
-  }
-  const key = `${embedder.provider}/${embedder.model}/${embedder.dimensions}`;
-  let state = byModel.get(key);
-  if (!state) {
-    state = { queries: new QueryCache(queryCacheCapacity) };
-    byModel.set(key, state);
-  }
-  return state;
-}
-
 /** The query-vector cache size, for tests. */
 export function cachedQueryVectors(store: IndexStore, embedder: Embedder = defaultEmbedder): number {
-  return stateOf(store, embedder).queries.size;
+  return store.embeddings.vectorState(embedder).queries.size;
 }
 
 /**
@@ -332,7 +197,7 @@ export async function vectorPool(
   alsoRowids: Iterable<number> = [],
 ): Promise<Array<{ rowid: number; cosine: number }>> {
   const embedder = embedderOf(context);
-  const state = stateOf(context.store, embedder);
+  const state = context.store.embeddings.vectorState(embedder);
   if (state.backfilledAt !== context.store.revision) {
     await backfillEmbeddings(context);
     state.backfilledAt = context.store.revision;
@@ -346,5 +211,5 @@ export async function vectorPool(
 
 /** Rows for the chunk ids a pool names, in pool order. */
 export function poolSnippets(store: IndexStore, pool: Array<{ rowid: number }>): SnippetRow[] {
-  return store.snippetsByRowid(pool.map((entry) => entry.rowid));
+  return store.chunks.snippetsByRowid(pool.map((entry) => entry.rowid));
 }
