@@ -26,9 +26,11 @@ export type { ProjectState } from './tables/fileCatalog';
 
 /**
  * Bumped whenever the tables change, or the exclusion rules widen (3: more secret formats and
- * secretlint), so rows admitted by older rules go; an older file is discarded and rebuilt, never migrated.
+ * secretlint; 4: the compact schema, integer file and chunk ids, hashes as bytes, each path and
+ * each declaration stored once), so rows admitted by older rules go; an older file is discarded
+ * and rebuilt, never migrated.
  */
-export const schemaVersion = 3;
+export const schemaVersion = 4;
 
 /**
  * The meta row that marks a SQLite file as a Project Knowledge index, so `--db` replaces only
@@ -85,9 +87,9 @@ export class IndexStore {
     private readonly ports: EnginePorts,
   ) {
     this.catalog = new FileCatalog(db);
-    this.chunks = new ChunkTable(db);
+    this.chunks = new ChunkTable(db, this.catalog);
     this.search = new FullTextIndex(db);
-    this.embeddings = new EmbeddingTable(db);
+    this.embeddings = new EmbeddingTable(db, this.catalog);
     this.parts = [this.catalog, this.chunks, this.search, this.embeddings];
     db.configure();
   }
@@ -158,14 +160,10 @@ export class IndexStore {
   /** Replaces one file's rows in every part, in one transaction (a savepoint inside `batch`). */
   replaceFile(file: FileRow, snippets: NewSnippet[], symbols: SymbolRow[]): void {
     this.db.transaction(() => {
-      const change: FileChange = {
-        path: file.path,
-        file,
-        snippets,
-        symbols,
-        retiredChunkIds: this.chunks.currentIds(file.path),
-        chunkIds: [],
-      };
+      const fileId = this.catalog.idOf(file.path);
+      const retiredChunkIds = fileId === undefined ? [] : this.chunks.currentIds(fileId);
+      // A new file's id is assigned by the file part, the first to apply the change.
+      const change: FileChange = { path: file.path, fileId: fileId ?? -1, file, snippets, symbols, retiredChunkIds, chunkIds: [] };
       for (const part of this.parts) part.replaceFile(change);
     });
   }
@@ -173,7 +171,10 @@ export class IndexStore {
   /** Removes every row of a file: deleted, newly excluded or newly secret files leave no trace. */
   removeFile(path: string): void {
     this.db.transaction(() => {
-      const change: FileChange = { path, snippets: [], symbols: [], retiredChunkIds: this.chunks.currentIds(path), chunkIds: [] };
+      const fileId = this.catalog.idOf(path);
+      // Every row of every part is keyed by the file's id: a file without one has none.
+      if (fileId === undefined) return;
+      const change: FileChange = { path, fileId, snippets: [], symbols: [], retiredChunkIds: this.chunks.currentIds(fileId), chunkIds: [] };
       for (const part of this.parts) part.removeFile(change);
     });
   }

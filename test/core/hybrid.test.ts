@@ -86,9 +86,7 @@ function vectorCount(engine: ProjectEngine): number {
 }
 
 function vectorKeys(engine: ProjectEngine): string[] {
-  return (engine.store.database.exec('SELECT source_key, source_hash FROM derived_embeddings ORDER BY source_key')[0]?.values ?? []).map(
-    (row) => `${String(row[0])}@${String(row[1])}`,
-  );
+  return engine.store.embeddings.storedRows().map((row) => `${row.sourceKey}@${row.sourceHash}`);
 }
 
 function contextOf(engine: ProjectEngine): SyncContext {
@@ -158,10 +156,9 @@ describe('derived_embeddings', () => {
     assert.equal(report.reindexed, Object.keys(project).length);
     const snippets = engine.store.chunks.allCurrentSnippets();
     assert.equal(vectorCount(engine), new Set(snippets.map((snippet) => sourceKey(snippet))).size);
-    const rows = engine.store.database.exec(
-      'SELECT source_key, source_hash, chunking_version, provider, model, dimensions FROM derived_embeddings',
-    )[0].values;
-    for (const [key, hash, chunking, provider, model, dimensions] of rows) {
+    const rows = engine.store.embeddings.storedRows();
+    assert.equal(rows.length, vectorCount(engine));
+    for (const { sourceKey: key, sourceHash: hash, chunkingVersion: chunking, provider, model, dimensions } of rows) {
       const snippet = snippets.find((candidate) => sourceKey(candidate) === key);
       assert.ok(snippet, String(key));
       assert.equal(hash, snippet.fileHash);
@@ -204,11 +201,9 @@ describe('derived_embeddings', () => {
     ].join('\n');
     const root = fixture({ ...project, 'src/nested.py': nested }).root;
     const vectors = (engine: ProjectEngine) =>
-      (
-        engine.store.database.exec(
-          'SELECT source_key, source_hash, chunking_version, hex(vector) FROM derived_embeddings ORDER BY source_key',
-        )[0]?.values ?? []
-      ).map((row) => row.join(' '));
+      engine.store.embeddings
+        .storedRows()
+        .map((row) => [row.sourceKey, row.sourceHash, row.chunkingVersion, Buffer.from(row.vector).toString('hex')].join(' '));
     const atIndex = await openEngine(root, { options: { semantic: true } });
     await atIndex.sync();
     const later = await openEngine(root);
@@ -413,7 +408,9 @@ describe('vector failures fall back to the lexical result unchanged', () => {
   test('a corrupt stored vector', async () => {
     const engine = await openEngine(fixture(project).root, { options: { semantic: true } });
     await engine.sync();
-    engine.store.database.exec("UPDATE derived_embeddings SET vector = x'00' WHERE source_key LIKE 'src/session.ts#%'");
+    engine.store.database.exec(
+      "UPDATE derived_embeddings SET vector = x'00' WHERE file_id = (SELECT id FROM project_files WHERE path = 'src/session.ts')",
+    );
     engine.store.markChanged();
     const lexical = await engine.search('session flush queue', { semantic: false });
     const hybrid = await engine.search('session flush queue', { semantic: true });

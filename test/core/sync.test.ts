@@ -134,7 +134,9 @@ describe('incremental sync', () => {
       fileRows(engine).map((file) => file.path),
       ['b.ts'],
     );
-    assert.equal(engine.store.database.exec("SELECT COUNT(*) FROM project_snippets WHERE path = 'a.ts'")[0].values[0][0], 0);
+    // Rows are keyed by file id: a row of a.ts would be one whose file is no longer indexed.
+    const orphans = 'SELECT COUNT(*) FROM project_snippets WHERE file_id NOT IN (SELECT id FROM project_files)';
+    assert.equal(engine.store.database.exec(orphans)[0].values[0][0], 0);
     const search = await engine.search('alpha');
     assert.equal(search.results.length, 0);
     await engine.close();

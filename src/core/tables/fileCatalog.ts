@@ -1,7 +1,8 @@
 import type { SqlValue } from 'sql.js';
 import type { ExclusionReason } from '../exclusion/reasons';
 import type { Database } from './database';
-import type { FileChange, FileRow, IndexPart } from './fileChange';
+import type { FileChange, FileNames, FileRow, IndexPart } from './fileChange';
+import { blobHex, hexBlob, optionalBlobHex, optionalHexBlob } from './hexBlob';
 
 export interface ProjectState {
   root: string;
@@ -16,15 +17,20 @@ export interface ProjectState {
   boundNotes: string[];
 }
 
+/**
+ * Each indexed path is stored once, here, and the other parts refer to it by `id`. No index on
+ * `path`: the catalog keeps the path ↔ id map in memory (`FileNames`), so an index would only
+ * store every path a second time. Hashes (`sha256`, `git_head`) are bytes.
+ */
 export const fileCatalogSchema = `
 CREATE TABLE project_states(
-  id INTEGER PRIMARY KEY CHECK (id = 1), root TEXT NOT NULL, git_root TEXT, branch TEXT, head TEXT,
+  id INTEGER PRIMARY KEY CHECK (id = 1), root TEXT NOT NULL, git_root TEXT, branch TEXT, head BLOB,
   dirty INTEGER NOT NULL DEFAULT 0, changed_paths TEXT NOT NULL DEFAULT '[]', indexed_at INTEGER,
   sync_ms INTEGER, used_git INTEGER NOT NULL DEFAULT 0, bound_notes TEXT NOT NULL DEFAULT '[]');
 CREATE TABLE project_files(
-  path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, bytes INTEGER NOT NULL, mtime_ms INTEGER NOT NULL,
-  language TEXT NOT NULL, git_head TEXT, tracked INTEGER NOT NULL, modified INTEGER NOT NULL,
-  parser TEXT NOT NULL, parser_reason TEXT, indexed_at INTEGER NOT NULL) WITHOUT ROWID;
+  id INTEGER PRIMARY KEY, path TEXT NOT NULL, sha256 BLOB NOT NULL, bytes INTEGER NOT NULL, mtime_ms INTEGER NOT NULL,
+  language TEXT NOT NULL, git_head BLOB, tracked INTEGER NOT NULL, modified INTEGER NOT NULL,
+  parser TEXT NOT NULL, parser_reason TEXT, indexed_at INTEGER NOT NULL);
 CREATE TABLE project_exclusions(path TEXT PRIMARY KEY, reason TEXT NOT NULL, detail TEXT) WITHOUT ROWID;
 `;
 
@@ -33,11 +39,11 @@ const fileColumns = 'path, sha256, bytes, mtime_ms, language, git_head, tracked,
 function toFile(row: SqlValue[]): FileRow {
   return {
     path: row[0] as string,
-    sha256: row[1] as string,
+    sha256: blobHex(row[1]),
     bytes: row[2] as number,
     mtimeMs: row[3] as number,
     language: row[4] as string,
-    gitHead: row[5] as string | null,
+    gitHead: optionalBlobHex(row[5]),
     tracked: row[6] === 1,
     modified: row[7] === 1,
     parser: row[8] as string,
@@ -52,10 +58,37 @@ function escapeLike(text: string): string {
 }
 
 /** The files part: which files are indexed (hash, size, mtime, git state, parser), which are left out and why, and the project's state row. */
-export class FileCatalog implements IndexPart {
+export class FileCatalog implements IndexPart, FileNames {
   readonly tables = ['project_files', 'project_exclusions', 'project_states'] as const;
+  private ids: Map<string, number> | undefined;
+  private paths: Map<number, string> | undefined;
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database) {
+    // A rolled-back insert or delete may have changed the map: it is read again when next needed.
+    db.onRollback(() => {
+      this.ids = undefined;
+      this.paths = undefined;
+    });
+  }
+
+  private loadNames(): { ids: Map<string, number>; paths: Map<number, string> } {
+    if (!this.ids || !this.paths) {
+      const rows = this.db.all('SELECT id, path FROM project_files');
+      this.ids = new Map(rows.map((row) => [row[1] as string, row[0] as number]));
+      this.paths = new Map(rows.map((row) => [row[0] as number, row[1] as string]));
+    }
+    return { ids: this.ids, paths: this.paths };
+  }
+
+  idOf(path: string): number | undefined {
+    return this.loadNames().ids.get(path);
+  }
+
+  pathOf(id: number): string {
+    const path = this.loadNames().paths.get(id);
+    if (path === undefined) throw new Error(`no indexed file has id ${id}`);
+    return path;
+  }
 
   /** The state row of a new index. */
   initialize(root: string): void {
@@ -64,7 +97,7 @@ export class FileCatalog implements IndexPart {
 
   files(): Map<string, FileRow> {
     const rows = new Map<string, FileRow>();
-    for (const row of this.db.all(`SELECT ${fileColumns} FROM project_files`)) {
+    for (const row of this.db.all(`SELECT ${fileColumns} FROM project_files ORDER BY path`)) {
       const file = toFile(row);
       rows.set(file.path, file);
     }
@@ -72,34 +105,47 @@ export class FileCatalog implements IndexPart {
   }
 
   file(path: string): FileRow | undefined {
-    const row = this.db.one(`SELECT ${fileColumns} FROM project_files WHERE path = ?`, [path]);
+    const id = this.idOf(path);
+    const row = id === undefined ? undefined : this.db.one(`SELECT ${fileColumns} FROM project_files WHERE id = ?`, [id]);
     return row ? toFile(row) : undefined;
   }
 
-  /** Writes a file's row (a new file, new content, or only a new mtime or git state). */
-  writeFile(file: FileRow): void {
-    this.db.run(`INSERT OR REPLACE INTO project_files(${fileColumns}) VALUES (?,?,?,?,?,?,?,?,?,?,?)`, [
+  /** Writes a file's row (a new file, new content, or only a new mtime or git state) and returns its id. */
+  writeFile(file: FileRow): number {
+    const names = this.loadNames();
+    const known = names.ids.get(file.path);
+    this.db.run(`INSERT OR REPLACE INTO project_files(id, ${fileColumns}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, [
+      known ?? null,
       file.path,
-      file.sha256,
+      hexBlob(file.sha256),
       file.bytes,
       file.mtimeMs,
       file.language,
-      file.gitHead,
+      optionalHexBlob(file.gitHead),
       file.tracked ? 1 : 0,
       file.modified ? 1 : 0,
       file.parser,
       file.parserReason,
       file.indexedAt,
     ]);
+    if (known !== undefined) return known;
+    const id = this.db.lastInsertRowid();
+    names.ids.set(file.path, id);
+    names.paths.set(id, file.path);
+    return id;
   }
 
+  /** Writes the file's row first, so the parts after it have its id (`change.fileId`). */
   replaceFile(change: FileChange): void {
-    if (change.file) this.writeFile(change.file);
+    if (change.file) change.fileId = this.writeFile(change.file);
     this.db.run('DELETE FROM project_exclusions WHERE path = ?', [change.path]);
   }
 
   removeFile(change: FileChange): void {
-    this.db.run('DELETE FROM project_files WHERE path = ?', [change.path]);
+    this.db.run('DELETE FROM project_files WHERE id = ?', [change.fileId]);
+    const names = this.loadNames();
+    names.ids.delete(change.path);
+    names.paths.delete(change.fileId);
   }
 
   /** True when `exclusions` differ from the stored ones (so a sync that changed nothing leaves the store clean). */
@@ -145,7 +191,7 @@ export class FileCatalog implements IndexPart {
       root: row[0] as string,
       gitRoot: row[1] as string | null,
       branch: row[2] as string | null,
-      head: row[3] as string | null,
+      head: optionalBlobHex(row[3]),
       dirty: row[4] === 1,
       changedPaths: JSON.parse(row[5] as string) as string[],
       indexedAt: row[6] as number | null,
@@ -162,7 +208,7 @@ export class FileCatalog implements IndexPart {
         state.root,
         state.gitRoot,
         state.branch,
-        state.head,
+        optionalHexBlob(state.head),
         state.dirty ? 1 : 0,
         JSON.stringify(state.changedPaths),
         state.indexedAt,

@@ -63,11 +63,13 @@ export interface SymbolRow {
 
 /**
  * One file's change. `file` is the new file row (absent when the file goes). The composition
- * fills `retiredChunkIds` (the file's current chunks, before the change) and the chunk part
- * fills `chunkIds` (the new chunks' ids, in `snippets` order) for the parts keyed by chunk.
+ * fills `retiredChunkIds` (the file's current chunks, before the change); the file part fills
+ * `fileId` (a new file gets its id there) and the chunk part `chunkIds` (the new chunks' ids, in
+ * `snippets` order), for the parts applied after them.
  */
 export interface FileChange {
   path: string;
+  fileId: number;
   file?: FileRow;
   snippets: NewSnippet[];
   symbols: SymbolRow[];
@@ -81,4 +83,11 @@ export interface IndexPart {
   readonly tables: readonly string[];
   replaceFile(change: FileChange): void;
   removeFile(change: FileChange): void;
+}
+
+/** The path ↔ id map of the indexed files, owned by the file part; the other parts store ids and name paths through it. */
+export interface FileNames {
+  idOf(path: string): number | undefined;
+  /** Throws for an id no indexed file has (a part holding such an id is out of step with the files). */
+  pathOf(id: number): string;
 }

@@ -6,10 +6,15 @@ import { bm25, bm25WithIdf, fullTextWeights } from './bm25';
 import type { Database } from './database';
 import type { FileChange, IndexPart } from './fileChange';
 
+/**
+ * The index proper, `search_index`, and what deleting from it needs: per chunk (`docid`, the
+ * chunk's id) its words as positions into its file's vocabulary, per file (by id) that vocabulary.
+ * `search_terms`, the external content, holds a row only while it is being deleted.
+ */
 export const fullTextSchema = `
 CREATE TABLE search_terms(docid INTEGER PRIMARY KEY, body TEXT NOT NULL, path TEXT NOT NULL, idents TEXT NOT NULL);
-CREATE TABLE search_vocabulary(path TEXT PRIMARY KEY, words TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE search_codes(docid INTEGER PRIMARY KEY, path TEXT NOT NULL, body BLOB NOT NULL, idents BLOB NOT NULL);
+CREATE TABLE search_vocabulary(file_id INTEGER PRIMARY KEY, words TEXT NOT NULL);
+CREATE TABLE search_codes(docid INTEGER PRIMARY KEY, body BLOB NOT NULL, idents BLOB NOT NULL);
 CREATE VIRTUAL TABLE search_index USING fts4(content="search_terms", body, path, idents, tokenize=unicode61 "tokenchars=_");
 `;
 
@@ -82,11 +87,11 @@ export class FullTextIndex implements IndexPart {
    * stored row holds each distinct word once, so it is padded with a filler word up to the
    * chunk's real token count (from `search_index_docsize`) to keep those totals exact.
    */
-  private dropRows(path: string, rowids: number[]): void {
+  private dropRows(change: FileChange): void {
+    const { path, retiredChunkIds: rowids } = change;
     if (rowids.length === 0) return;
-    const vocabulary = ((this.db.one('SELECT words FROM search_vocabulary WHERE path = ?', [path])?.[0] as string | undefined) ?? '').split(
-      ' ',
-    );
+    const stored = this.db.one('SELECT words FROM search_vocabulary WHERE file_id = ?', [change.fileId])?.[0] as string | undefined;
+    const vocabulary = (stored ?? '').split(' ');
     for (const rowid of rowids) {
       const stored = this.db.one(
         'SELECT c.body, c.idents, d.size FROM search_codes c JOIN search_index_docsize d ON d.docid = c.docid WHERE c.docid = ?',
@@ -115,16 +120,15 @@ export class FullTextIndex implements IndexPart {
   }
 
   replaceFile(change: FileChange): void {
-    this.dropRows(change.path, change.retiredChunkIds);
+    this.dropRows(change);
     const vocabulary = buildVocabulary(change.snippets.flatMap((snippet) => [snippet.terms.words, snippet.terms.identifierParts]));
     const positions = new Map(vocabulary.map((word, index) => [word, index]));
-    this.db.run('INSERT OR REPLACE INTO search_vocabulary(path, words) VALUES (?, ?)', [change.path, vocabulary.join(' ')]);
+    this.db.run('INSERT OR REPLACE INTO search_vocabulary(file_id, words) VALUES (?, ?)', [change.fileId, vocabulary.join(' ')]);
     const pathText = pathTerms(change.path);
     change.snippets.forEach((snippet, index) => {
       const rowid = change.chunkIds[index];
-      this.db.run('INSERT INTO search_codes(docid, path, body, idents) VALUES (?,?,?,?)', [
+      this.db.run('INSERT INTO search_codes(docid, body, idents) VALUES (?,?,?)', [
         rowid,
-        change.path,
         encodeWords(snippet.terms.words, positions),
         encodeWords(snippet.terms.identifierParts, positions),
       ]);
@@ -140,8 +144,8 @@ export class FullTextIndex implements IndexPart {
   }
 
   removeFile(change: FileChange): void {
-    this.dropRows(change.path, change.retiredChunkIds);
-    this.db.run('DELETE FROM search_vocabulary WHERE path = ?', [change.path]);
+    this.dropRows(change);
+    this.db.run('DELETE FROM search_vocabulary WHERE file_id = ?', [change.fileId]);
   }
 
   /** Merges the full-text index into one segment: smaller and faster to query. */
