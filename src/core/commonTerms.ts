@@ -37,6 +37,8 @@ export class CommonTermCounts {
 
   constructor(
     private readonly db: Database,
+    /** Where 'current' or 'stale' is kept across sessions (a `meta` row the database owns). */
+    private readonly state: { get(): string | undefined; set(value: string): void },
     private readonly floor = commonTermFloor,
   ) {}
 
@@ -150,7 +152,7 @@ export class CommonTermCounts {
 
   private isCurrent(): boolean {
     if (this.current === undefined) {
-      this.current = this.db.exec("SELECT value FROM meta WHERE key = 'common_terms'")[0]?.values[0]?.[0] === 'current';
+      this.current = this.state.get() === 'current';
       if (this.current) this.documentsAtBuild = documentCount(this.db);
     }
     return this.current;
@@ -163,7 +165,7 @@ export class CommonTermCounts {
   }
 
   private setState(state: 'current' | 'stale'): void {
-    this.db.run("INSERT OR REPLACE INTO meta(key, value) VALUES ('common_terms', ?)", [state]);
+    this.state.set(state);
     this.current = state === 'current';
   }
 

@@ -23,7 +23,6 @@ import {
 } from './sync';
 import { displayText } from './safeText';
 import { splitLines } from './tokens';
-import type { TreeFile, TreeItem } from './worker/protocol';
 import { NavigationInputError } from './navigation/inputError';
 import { ParsePool, type ParsePoolOptions } from './worker/parsePool';
 import { findReferences, type ReferencesInput, type ReferencesResult } from './navigation/references';
@@ -81,6 +80,25 @@ export function parseCitation(citation: string): ParsedCitation {
   const endLine = Number(match[3] ?? match[2]);
   if (startLine < 1 || endLine < startLine) throw new UserInputError(`Invalid line range in citation: ${citation}`);
   return { path: match[1].replace(/\\/g, '/').replace(/^\.\//, ''), startLine, endLine, sha256: match[4]?.toLowerCase() };
+}
+
+/** One indexed file of the tree view. */
+export interface TreeFile {
+  path: string;
+  language: string;
+  modified: boolean;
+  parser: string;
+  sha256: string;
+}
+
+/** A declaration or snippet of one file (never its source text). */
+export interface TreeItem {
+  id: string;
+  label: string;
+  kind: string;
+  startLine: number;
+  endLine: number;
+  sha256: string;
 }
 
 /** The cited lines `read` returns, with the indexed file's working-tree state for the quoted block. */
@@ -252,7 +270,7 @@ export class ProjectEngine {
   }
 
   symbols(): Promise<SymbolRow[]> {
-    return this.serialize(async () => this.project.store.symbols());
+    return this.serialize(async () => this.project.store.chunks.symbols());
   }
 
   /**
@@ -300,12 +318,12 @@ export class ProjectEngine {
     // A walk without git records a whole excluded folder once, as `dir/`; a linked folder is recorded as `dir` (a symlink).
     const ancestors = segments.slice(0, -1).map((_, index) => segments.slice(0, index + 1).join('/'));
     const recorded = [relativePath, ...ancestors.flatMap((ancestor) => [ancestor, `${ancestor}/`])]
-      .map((entry) => store.exclusion(entry))
+      .map((entry) => store.catalog.exclusion(entry))
       .find((entry) => entry !== undefined);
     if (recorded) throw new UserInputError(`The file ${shown} is excluded from the index (${recorded.reason}).`);
     const rule = classifyPath(relativePath);
     if (rule) throw new UserInputError(`The file ${shown} is never indexed (${rule}).`);
-    if (!store.file(relativePath)) {
+    if (!store.catalog.file(relativePath)) {
       throw new UserInputError(`The file ${shown} is not in the index (ignored, never discovered, or new since the last sync).`);
     }
   }
@@ -313,7 +331,7 @@ export class ProjectEngine {
   /** Indexed files for the tree view, sorted by path. */
   files(): Promise<TreeFile[]> {
     return this.serialize(async () =>
-      [...this.project.store.files().values()]
+      [...this.project.store.catalog.files().values()]
         .map((file) => ({ path: file.path, language: file.language, modified: file.modified, parser: file.parser, sha256: file.sha256 }))
         .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
     );
@@ -322,7 +340,7 @@ export class ProjectEngine {
   /** Declarations of one file (first part of each), or its windows when it has none. */
   fileItems(relativePath: string): Promise<TreeItem[]> {
     return this.serialize(async () => {
-      const rows = this.project.store.currentSnippets(relativePath);
+      const rows = this.project.store.chunks.currentSnippets(relativePath);
       const declarations = new Map<string, TreeItem>();
       for (const row of rows) {
         if (!row.symbolId || declarations.has(row.symbolId)) continue;
@@ -371,11 +389,11 @@ export class ProjectEngine {
   async read(citation: string): Promise<ReadSnippet> {
     const snippet = await this.get(citation);
     return this.serialize(async () => {
-      let indexed = this.project.store.file(snippet.path);
+      let indexed = this.project.store.catalog.file(snippet.path);
       if (!indexed) throw new UserInputError(`The file ${snippet.path} is not in the index.`);
       if (indexed.sha256 !== snippet.sha256) {
         await resyncOne(this.project, snippet.path);
-        indexed = this.project.store.file(snippet.path);
+        indexed = this.project.store.catalog.file(snippet.path);
       }
       if (indexed?.sha256 !== snippet.sha256) {
         throw new UserInputError(`The file ${snippet.path} changed while it was read; read it again.`);

@@ -35,7 +35,7 @@ export function healthOf(
   workingTreeNewerThanIndex: boolean,
 ): Health {
   const counts = store.counts();
-  const state = store.state();
+  const state = store.catalog.state();
   const warnings: string[] = [];
   if (counts.staleSnippets > 0) warnings.push(`${counts.staleSnippets} stale snippets are kept for inspection; queries never return them.`);
   if (workingTreeNewerThanIndex) warnings.push('Files changed after the last sync; the next query or sync re-indexes them.');
@@ -51,8 +51,8 @@ export function healthOf(
     staleSnippets: counts.staleSnippets,
     symbols: counts.symbols,
     excluded: counts.exclusions,
-    exclusionsByReason: store.exclusionCounts(),
-    parserCoverage: store.parserCoverage(),
+    exclusionsByReason: store.catalog.exclusionCounts(),
+    parserCoverage: store.catalog.parserCoverage(),
     databaseBytes: store.byteSize(),
     lastSync: state.indexedAt ? new Date(state.indexedAt).toISOString() : null,
     lastSyncMs: state.syncMs,

@@ -6,12 +6,13 @@ import { findSecretlintSecret } from './exclusion/secretlintLayer';
 import { readGitState } from './gitState';
 import { idOf, sha256Hex } from './hashing';
 import { languageForPath } from './language';
-import type { EngineOptions } from './options';
 import type { ParsedChunk } from './parsing/chunkParser';
-import type { ParserChain } from './parsing/parserChain';
-import { ContainmentError, FileTooLargeError, type EnginePorts, type FileStat } from './ports';
-import { embedIndexedChunks, fillMissingEmbeddings, type Embedder } from './retrieval/vectors';
-import type { FileRow, IndexStore, NewSnippet, SymbolRow } from './store';
+import type { AnalysisContext, FileAnalysis, FileRows } from './fileAnalysis';
+import { readFileBytes } from './liveFile';
+import type { FileStat } from './ports';
+import { embedIndexedChunks, fillMissingEmbeddings } from './retrieval/vectors';
+import type { FileRow, NewSnippet, SymbolRow } from './store';
+import type { SyncContext } from './syncContext';
 import { chunkTerms, estimateTokens, lineOwners, ownText, splitLines } from './tokens';
 
 /** References kept per chunk: enough to explain a match, small enough to keep the database lean. */
@@ -52,55 +53,15 @@ export interface SyncReport {
   errors: string[];
 }
 
-export interface SyncContext {
-  root: string;
-  projectId: string;
-  options: EngineOptions;
-  ports: EnginePorts;
-  store: IndexStore;
-  parsers: ParserChain;
-  /** Hybrid mode's embedding function; the local feature hasher when absent (tests inject failing ones). */
-  embedder?: Embedder;
-  /** Analyzes files off this thread (the parse pool); absent, or declining a file, means inline. */
-  analyzer?: FileAnalyzer;
-}
-
-/** The parts of a sync context that turning bytes into rows needs: a parse worker has them too. */
-export interface AnalysisContext {
-  projectId: string;
-  options: EngineOptions;
-  parsers: ParserChain;
-  warn(message: string): void;
-}
-
-/** What one file's bytes became: left out, the content the index already holds, or the rows to write. */
-export type FileAnalysis =
-  | { kind: 'excluded'; reason: ExclusionReason; detail?: string }
-  | { kind: 'same'; sha256: string }
-  | { kind: 'rows'; sha256: string; language: string; rows: FileRows };
-
-/**
- * Runs `analyzeFile` elsewhere (worker threads). It resolves `undefined` instead of failing (a
- * crashed worker, a version mismatch), and the caller then analyzes the file inline.
- */
-export interface FileAnalyzer {
-  /** Files the analyzer works on at once; syncs with fewer files to read than `minFiles` stay inline. */
-  readonly size: number;
-  readonly minFiles: number;
-  /** Files analyzed off this thread so far (the bench prints it; tests check the pool was used). */
-  readonly analyzed: number;
-  analyze(relativePath: string, bytes: Uint8Array, knownHash: string | undefined, force: boolean): Promise<FileAnalysis | undefined>;
-  /** Takes back a file not yet started elsewhere, so the caller analyzes it now instead of waiting (see `ParsePool.reclaim`). */
-  reclaim(relativePath: string): boolean;
-  dispose?(): void;
-}
-
 export type FileOutcome =
   | { kind: 'indexed'; file: FileRow; reindexed: boolean; bytes: number }
   | { kind: 'excluded'; reason: ExclusionReason; detail?: string }
   | { kind: 'vanished' };
 
-export type FileRows = Awaited<ReturnType<typeof buildRows>>;
+// Re-exported for the callers that knew them here; they live in modules of their own.
+export { readIndexable, type IndexableRead } from './liveFile';
+export type { SyncContext } from './syncContext';
+export type { AnalysisContext, FileAnalysis, FileAnalyzer, FileRows } from './fileAnalysis';
 
 /** Chunks one file's text and builds the rows to insert. */
 export async function buildRows(
@@ -109,7 +70,7 @@ export async function buildRows(
   text: string,
   fileHash: string,
   language: string,
-) {
+): Promise<FileRows> {
   const lines = splitLines(text);
   const { bounds } = context.options;
   const result = await context.parsers.parse(
@@ -211,49 +172,6 @@ export interface FileGitInfo {
   head: string | null;
 }
 
-/** A file read for indexing or verification: its bytes' text and hash, or why it cannot be used. */
-export type IndexableRead =
-  | { kind: 'read'; stat: FileStat; text: string; sha256: string }
-  | { kind: 'excluded'; reason: ExclusionReason; detail?: string }
-  | { kind: 'vanished' };
-
-/** A project file's bytes, read once, or why they cannot be used. */
-type FileBytes =
-  | { kind: 'bytes'; stat: FileStat; bytes: Uint8Array }
-  | { kind: 'excluded'; reason: ExclusionReason; detail?: string }
-  | { kind: 'vanished' };
-
-/**
- * Reads one project file once, in one blocking read (`readFileBlocking`: the engine runs off the
- * editor's thread, and four thread-pool round trips cost more than the read): contained in the
- * root without passing through a link, a regular file, within the size bound.
- */
-function readFileBytes(context: SyncContext, relativePath: string): FileBytes {
-  try {
-    const { bytes, stat } = context.ports.fs.readFileBlocking(context.root, relativePath, context.options.bounds.maxFileBytes);
-    return { kind: 'bytes', bytes, stat };
-  } catch (error) {
-    if (error instanceof FileTooLargeError) return { kind: 'excluded', reason: 'too-large', detail: `${error.size} bytes` };
-    if (error instanceof ContainmentError) return { kind: 'excluded', reason: error.refusal, detail: error.message };
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'vanished' };
-    if (code === 'ELOOP') return { kind: 'excluded', reason: 'symlink' };
-    return { kind: 'excluded', reason: 'unreadable', detail: code ?? String(error) };
-  }
-}
-
-/**
- * Reads and checks one project file (see `readFileBytes`): text, no secret. The bytes checked are
- * the bytes hashed.
- */
-export function readIndexable(context: SyncContext, relativePath: string): IndexableRead {
-  const read = readFileBytes(context, relativePath);
-  if (read.kind !== 'bytes') return read;
-  const sniffed = sniffContent(read.bytes, relativePath);
-  if (!sniffed.ok) return { kind: 'excluded', reason: sniffed.reason, detail: sniffed.detail };
-  return { kind: 'read', stat: read.stat, text: sniffed.text, sha256: sha256Hex(read.bytes) };
-}
-
 /**
  * Everything one file's bytes go through before a row is written: content sniffing (binary,
  * malformed UTF-8, secrets), the SHA-256, secretlint for content not indexed before, chunking.
@@ -286,7 +204,7 @@ type OpenedFile =
 
 /** The stat comparison and the read of `syncFile`; it writes nothing, so the parse pool can run it ahead. */
 function openFile(context: SyncContext, relativePath: string, knownStat: FileStat | undefined, force: boolean): OpenedFile {
-  const existing = context.store.file(relativePath);
+  const existing = context.store.catalog.file(relativePath);
   if (existing && knownStat && !force && existing.bytes === knownStat.size && existing.mtimeMs === knownStat.mtimeMs) {
     return { kind: 'unchanged', existing };
   }
@@ -376,7 +294,7 @@ async function secretlintVerdict(context: AnalysisContext, relativePath: string,
 
 /** Re-indexes one path that changed under the index, or removes it when it is gone or unusable. */
 export async function resyncOne(context: SyncContext, relativePath: string): Promise<'reindexed' | 'unchanged' | 'removed'> {
-  const previous = context.store.file(relativePath);
+  const previous = context.store.catalog.file(relativePath);
   const outcome = await syncFile(
     context,
     relativePath,
@@ -384,7 +302,7 @@ export async function resyncOne(context: SyncContext, relativePath: string): Pro
     {
       tracked: previous?.tracked ?? false,
       modified: true,
-      head: context.store.state().head,
+      head: context.store.catalog.state().head,
     },
     false,
   );
@@ -415,7 +333,7 @@ function changesRules(relativePath: string): boolean {
  */
 export async function syncKnownFiles(context: SyncContext, paths: string[]): Promise<{ reindexed: number; removed: number } | undefined> {
   const unique = [...new Set(paths)];
-  if (unique.some((relativePath) => changesRules(relativePath) || !context.store.file(relativePath))) return undefined;
+  if (unique.some((relativePath) => changesRules(relativePath) || !context.store.catalog.file(relativePath))) return undefined;
   let reindexed = 0;
   let removed = 0;
   for (const relativePath of unique) {
@@ -447,8 +365,8 @@ export async function syncProject(
   const exclusions: Exclusion[] = [...discovery.exclusions];
   const boundNotes = [...discovery.boundNotes];
   const errors: string[] = [];
-  const previous = store.files();
-  const previousState = store.state();
+  const previous = store.catalog.files();
+  const previousState = store.catalog.state();
   const revisionAtStart = store.revision;
   // Changes not yet written (files re-indexed by `syncKnownFiles` or a search) are written by this sync.
   const unsavedAtStart = store.needsPersist;
@@ -581,9 +499,9 @@ export async function syncProject(
     store.replaceExclusions(exclusions);
   });
   // Large changes leave many index segments; merging them keeps the file small and queries fast.
-  if (reindexed + removed >= optimizeThreshold) store.optimizeSearchIndex();
+  if (reindexed + removed >= optimizeThreshold) store.search.optimize();
   // The common words' counts stop being kept during a large change; they are built again here.
-  store.refreshCommonTerms();
+  store.search.refreshCommonTerms();
   if (options.semantic) await fillMissingEmbeddings(context);
   const durationMs = ports.clock.now() - started;
   const revisionBeforeState = store.revision;

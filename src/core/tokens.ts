@@ -3,31 +3,12 @@
  * FTS4 `unicode61` tokenizer (with `_` as a token character) does.
  */
 
+// Identifier splitting lives in `words.ts` with the other shared word helpers.
+import { splitIdentifier } from './words';
+
+export { splitIdentifier } from './words';
+
 const wordPattern = /[\p{L}\p{N}_]+/gu;
-
-const splitCache = new Map<string, string[]>();
-const splitCacheLimit = 50_000;
-
-/** Splits `parseHttpHeader`, `parse_http_header`, `HTTPServer2` into lower-case parts. */
-export function splitIdentifier(identifier: string): string[] {
-  // Identifiers repeat across a project; splitting each distinct one once saves most of the work.
-  let parts = splitCache.get(identifier);
-  if (!parts) {
-    parts = splitUncached(identifier);
-    if (splitCache.size >= splitCacheLimit) splitCache.clear();
-    splitCache.set(identifier, parts);
-  }
-  return parts;
-}
-
-function splitUncached(identifier: string): string[] {
-  return identifier
-    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
-    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((part) => part.length > 0)
-    .map((part) => part.toLowerCase());
-}
 
 export interface ChunkTerms {
   /** Distinct lower-case words, space separated: enough for FTS4 to delete the row later. */

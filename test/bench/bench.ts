@@ -297,7 +297,7 @@ async function coldIndex(
   const seconds = (ended - started) / 1000;
   const health = await engine.health();
   let sourceBytes = 0;
-  for (const file of engine.store.files().values()) sourceBytes += file.bytes;
+  for (const file of engine.store.catalog.files().values()) sourceBytes += file.bytes;
   const dbPageBytes = engine.store.byteSize();
   const dbBytes = fs.existsSync(dbPath) ? fs.statSync(dbPath).size : dbPageBytes;
   const coverage: Record<string, Record<string, number>> = {};
@@ -1024,7 +1024,7 @@ async function benchReal(
   }
   const figures: RealFigures = { label, root, index: open.figures, queries: [], searchMeanMs: null };
   try {
-    const files = [...open.engine.store.files().keys()].sort();
+    const files = [...open.engine.store.catalog.files().keys()].sort();
     const rng = new Random(7);
     const all: RealQuery[] = [...queries.filter((query) => !query.expectPath || files.includes(query.expectPath))];
     for (const file of rng.sample(files, 3)) all.push({ query: file, expectPath: file });

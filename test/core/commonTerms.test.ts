@@ -32,10 +32,10 @@ describe('common word counts', () => {
   test('a cold sync builds them, keeping only words in at least the floor of chunks', async () => {
     const engine = await openEngine(project(files()).root);
     await engine.sync();
-    assert.equal(engine.store.commonTermsStale, false);
+    assert.equal(engine.store.search.commonTermsStale, false);
     const truth = indexCounts(engine);
-    engine.store.refreshCommonTerms(10);
-    const stored = engine.store.commonTermCounts([...truth.keys()]);
+    engine.store.search.refreshCommonTerms(10);
+    const stored = engine.store.search.commonTermCounts([...truth.keys()]);
     for (const [term, perColumn] of truth) {
       const inAny = engine.store.database.exec("SELECT documents FROM temp.test_terms WHERE term = ? AND col = '*'", [term])[0]
         .values[0][0] as number;
@@ -51,11 +51,11 @@ describe('common word counts', () => {
     const engine = await openEngine(fixture.root);
     await engine.sync();
     // Floor 1: every word is common, so every row written or deleted adjusts counts.
-    engine.store.refreshCommonTerms(1);
+    engine.store.search.refreshCommonTerms(1);
     const built = [...indexCounts(engine).keys()];
     const agree = (label: string) => {
       const truth = indexCounts(engine);
-      const stored = engine.store.commonTermCounts([...new Set([...built, ...truth.keys(), 'neverseen'])]);
+      const stored = engine.store.search.commonTermCounts([...new Set([...built, ...truth.keys(), 'neverseen'])]);
       // Every word of the build is still counted, exactly (0 where it is gone); words new since the build are not (they are counted on demand).
       assert.deepEqual([...stored.keys()].sort(), [...built].sort(), label);
       for (const [term, perColumn] of stored) assert.deepEqual(perColumn, truth.get(term) ?? [0, 0, 0], `${label}: ${term}`);
@@ -66,13 +66,13 @@ describe('common word counts', () => {
     fixture.remove('src/ledger_0/entry3.py');
     fixture.remove('src/ledger_0/entry12.py');
     await engine.sync();
-    assert.equal(engine.store.commonTermsStale, false, 'a small sync keeps the counts instead of rebuilding them');
+    assert.equal(engine.store.search.commonTermsStale, false, 'a small sync keeps the counts instead of rebuilding them');
     agree('after a change, an addition and two deletions');
     const statistics = termStatistics(engine.store, fullTextTerms(['quokka', 'ledger']));
     const truth = indexCounts(engine);
     assert.deepEqual(statistics.termDocuments.get('"quokka"'), truth.get('quokka'));
     assert.deepEqual(statistics.termDocuments.get('"ledger"'), truth.get('ledger'));
-    assert.equal(statistics.documents, engine.store.documentCount());
+    assert.equal(statistics.documents, engine.store.search.documentCount());
     await engine.close();
   });
 
@@ -80,7 +80,7 @@ describe('common word counts', () => {
     const fixture = project(files());
     const engine = await openEngine(fixture.root);
     await engine.sync();
-    engine.store.refreshCommonTerms(1);
+    engine.store.search.refreshCommonTerms(1);
     const built = [...indexCounts(engine).keys()];
     fixture.write(
       'src/extra/intl.py',
@@ -89,9 +89,9 @@ describe('common word counts', () => {
     fixture.write('src/extra/ascii.py', 'def $odd_Name2x(a-b, c.d, e__f):\n    return ledger_2 + LEDGER + 3.14e10 + x_y_Z\n');
     fixture.remove('src/ledger_0/entry3.py');
     await engine.sync();
-    assert.equal(engine.store.commonTermsStale, false);
+    assert.equal(engine.store.search.commonTermsStale, false);
     const truth = indexCounts(engine);
-    const stored = engine.store.commonTermCounts(built);
+    const stored = engine.store.search.commonTermCounts(built);
     // The tokenizer folds case and drops accents: `Éledger` is one word, `eledger`, not `ledger`.
     assert.ok(truth.has('eledger') && truth.has('данные') && truth.has('arger'), 'the new rows are indexed');
     for (const [term, perColumn] of stored) assert.deepEqual(perColumn, truth.get(term) ?? [0, 0, 0], term);

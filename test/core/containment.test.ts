@@ -164,10 +164,10 @@ describe('reads never leave the canonical root', { skip: posixOnly }, () => {
     const entry = context.retrieval.manifest.entries.find((candidate) => candidate.path === 'src/config.ts');
     assert.equal(entry?.included, false);
     assert.equal(entry?.reason, 'symlink');
-    assert.equal(engine.store.file('src/config.ts'), undefined, 'verification dropped the file');
+    assert.equal(engine.store.catalog.file('src/config.ts'), undefined, 'verification dropped the file');
     await engine.sync();
     assert.equal((await engine.search(marker)).results.length, 0);
-    const throughLink = [...engine.store.files().keys()].filter((indexedPath) => indexedPath.startsWith('src/'));
+    const throughLink = [...engine.store.catalog.files().keys()].filter((indexedPath) => indexedPath.startsWith('src/'));
     assert.deepEqual(throughLink, [], 'nothing is indexed through the link');
     await engine.close();
   });
@@ -183,7 +183,7 @@ describe('reads never leave the canonical root', { skip: posixOnly }, () => {
     assert.equal((await engine.context('identicalContent')).blocks.length, 0);
     const known = await openEngine(project.root);
     await known.sync();
-    assert.equal(known.store.file('lib/same.ts'), undefined);
+    assert.equal(known.store.catalog.file('lib/same.ts'), undefined);
     await known.close();
     await engine.close();
   });
@@ -261,7 +261,7 @@ describe('get serves only files the index holds as current', () => {
   test('a walk without git records excluded folders once, and get still names their reason', async () => {
     const files = { 'node_modules/pkg/index.js': 'module.exports = 1;\n', 'a.ts': 'export const a = 1;\n' };
     const { engine } = await indexed(files, { git: false, useGit: false });
-    assert.ok(engine.store.exclusion('node_modules/'), 'the walk recorded the folder');
+    assert.ok(engine.store.catalog.exclusion('node_modules/'), 'the walk recorded the folder');
     await assert.rejects(engine.get('node_modules/pkg/index.js#L1-L1'), /excluded from the index \(dependency\)/);
     await engine.close();
   });
@@ -340,7 +340,7 @@ describe('non-regular files are never waited on', { skip: posixOnly }, () => {
     assert.equal(reindexed.code, 0, reindexed.stderr);
     const engine = await openEngine(project.root);
     await engine.sync();
-    assert.equal(engine.store.file('src/pipe.ts'), undefined);
+    assert.equal(engine.store.catalog.file('src/pipe.ts'), undefined);
     await assert.rejects(engine.get('src/pipe.ts#L1-L1'), /not in the index/);
     await engine.close();
   });
@@ -373,7 +373,7 @@ describe('non-regular files are never waited on', { skip: posixOnly }, () => {
     const engine = await openEngine(project.root, { ports, options: { useGit: false } });
     const report = await engine.sync();
     assert.deepEqual(report.errors, []);
-    assert.ok(engine.store.file('a.ts'));
+    assert.ok(engine.store.catalog.file('a.ts'));
     assert.ok(
       warnings.some((warning) => /\.pkignore was not read: \.pkignore is a FIFO/.test(warning)),
       warnings.join('\n'),
@@ -384,7 +384,7 @@ describe('non-regular files are never waited on', { skip: posixOnly }, () => {
     fs.symlinkSync(path.join(outside.root, 'rules'), linked.path('.pkignore'));
     const linkedEngine = await openEngine(linked.root, { options: { useGit: false } });
     await linkedEngine.sync();
-    assert.ok(linkedEngine.store.file('a.ts'), 'the outside rules were not applied');
+    assert.ok(linkedEngine.store.catalog.file('a.ts'), 'the outside rules were not applied');
     await linkedEngine.close();
   });
 });

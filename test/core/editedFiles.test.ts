@@ -50,7 +50,7 @@ describe('edited files re-indexed without discovery', () => {
     assert.equal(await engine.syncKnownFiles(['.pkignore']), undefined);
     await engine.sync();
     assert.equal((await engine.search('brandNewWombat')).results[0]?.path, 'src/new.ts');
-    assert.equal(engine.store.file('src/audit.ts'), undefined, 'the incremental sync applied the new ignore rule');
+    assert.equal(engine.store.catalog.file('src/audit.ts'), undefined, 'the incremental sync applied the new ignore rule');
     await engine.close();
   });
 
@@ -76,7 +76,7 @@ describe('edited files re-indexed without discovery', () => {
     const key = 'sk' + '_live_' + 'Q7w3Zr9Kx2Lm5Np8Tv4Bc6Yd';
     fixture.edit('src/ledger.ts', `export const stripeKey = "${key}";\n`);
     assert.deepEqual(await engine.syncKnownFiles(['README.md', 'src/audit.ts', 'src/ledger.ts']), { reindexed: 0, removed: 3 });
-    assert.deepEqual([...engine.store.files().keys()], []);
+    assert.deepEqual([...engine.store.catalog.files().keys()], []);
     assert.equal((await engine.search('stripeKey')).results.length, 0);
     const report = await engine.sync();
     assert.ok(

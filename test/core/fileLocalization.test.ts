@@ -36,7 +36,7 @@ describe('file-level localization (issue 14)', () => {
     assert.equal(files.length, 4);
     for (const file of files) {
       assert.deepEqual(Object.keys(file).sort(), ['evidence', 'modified', 'path', 'score', 'sha256']);
-      assert.equal(file.sha256, engine.store.file(file.path)?.sha256);
+      assert.equal(file.sha256, engine.store.catalog.file(file.path)?.sha256);
       assert.ok(file.evidence.length >= 1 && file.evidence.length <= 3);
       for (const evidence of file.evidence)
         assert.ok(evidence.startLine >= 1 && evidence.endLine >= evidence.startLine && typeof evidence.reason === 'string');
@@ -55,7 +55,7 @@ describe('file-level localization (issue 14)', () => {
     project.write('src/single0.ts', 'export function invoiceTotalOther0(invoice: Invoice): number {\n  return invoice.total - 1;\n}\n');
     const result = await engine.search('invoiceTotalOther0', { granularity: 'files' });
     assert.equal(result.files?.[0].path, 'src/single0.ts');
-    assert.equal(result.files?.[0].sha256, engine.store.file('src/single0.ts')?.sha256);
+    assert.equal(result.files?.[0].sha256, engine.store.catalog.file('src/single0.ts')?.sha256);
     assert.ok(result.manifest.retries >= 1);
     await engine.close();
   });

@@ -57,12 +57,12 @@ describe('full-text ranking', () => {
   test('rankFullText keeps the best rows in order and scores the included ones whatever their rank', async () => {
     const engine = await openEngine(project(corpus()).root);
     await engine.sync();
-    const all = engine.store.fullText('"quokka"', 1000);
+    const all = engine.store.search.fullText('"quokka"', 1000);
     assert.ok(all.length >= 40);
     const statistics = termStatistics(engine.store, fullTextTerms(['quokka']));
     const query = rankedQuery(selectiveTerms(statistics), statistics);
     const lowest = all[all.length - 1];
-    const { hits, included } = engine.store.rankFullText(query, 3, [lowest.rowid]);
+    const { hits, included } = engine.store.search.rankFullText(query, 3, [lowest.rowid]);
     assert.deepEqual(
       hits.map((hit) => hit.rowid),
       all.slice(0, 3).map((hit) => hit.rowid),
@@ -77,9 +77,9 @@ describe('full-text ranking', () => {
     const engine = await openEngine(fixture.root);
     await engine.sync();
     const agree = (label: string) => {
-      const all = engine.store.fullText('"quokka" OR "ledger"', 1000);
+      const all = engine.store.search.fullText('"quokka" OR "ledger"', 1000);
       const statistics = termStatistics(engine.store, fullTextTerms(['quokka', 'ledger']));
-      const { hits } = engine.store.rankFullText(rankedQuery(selectiveTerms(statistics), statistics), 1000);
+      const { hits } = engine.store.search.rankFullText(rankedQuery(selectiveTerms(statistics), statistics), 1000);
       assert.equal(hits.length, all.length, label);
       const expected = new Map(all.map((hit) => [hit.rowid, hit.bm25]));
       for (const hit of hits) assert.ok(Math.abs(hit.bm25 - (expected.get(hit.rowid) ?? -1)) < 1e-9, `${label}: row ${hit.rowid}`);
@@ -225,7 +225,7 @@ describe('phrases', () => {
     const live = {
       get: async (relativePath: string) => {
         const text = files[relativePath as keyof typeof files];
-        const row = engine.store.file(relativePath);
+        const row = engine.store.catalog.file(relativePath);
         return text !== undefined && row
           ? { ok: true as const, sha256: row.sha256, lines: text.split('\n') }
           : { ok: false as const, reason: 'deleted' };

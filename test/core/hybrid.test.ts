@@ -86,9 +86,7 @@ function vectorCount(engine: ProjectEngine): number {
 }
 
 function vectorKeys(engine: ProjectEngine): string[] {
-  return (engine.store.database.exec('SELECT source_key, source_hash FROM derived_embeddings ORDER BY source_key')[0]?.values ?? []).map(
-    (row) => `${String(row[0])}@${String(row[1])}`,
-  );
+  return engine.store.embeddings.storedRows().map((row) => `${row.sourceKey}@${row.sourceHash}`);
 }
 
 function contextOf(engine: ProjectEngine): SyncContext {
@@ -156,12 +154,11 @@ describe('derived_embeddings', () => {
     const report = await engine.sync();
     assert.deepEqual(warnings, [], 'vectors are stored inside the sync batch without errors');
     assert.equal(report.reindexed, Object.keys(project).length);
-    const snippets = engine.store.allCurrentSnippets();
+    const snippets = engine.store.chunks.allCurrentSnippets();
     assert.equal(vectorCount(engine), new Set(snippets.map((snippet) => sourceKey(snippet))).size);
-    const rows = engine.store.database.exec(
-      'SELECT source_key, source_hash, chunking_version, provider, model, dimensions FROM derived_embeddings',
-    )[0].values;
-    for (const [key, hash, chunking, provider, model, dimensions] of rows) {
+    const rows = engine.store.embeddings.storedRows();
+    assert.equal(rows.length, vectorCount(engine));
+    for (const { sourceKey: key, sourceHash: hash, chunkingVersion: chunking, provider, model, dimensions } of rows) {
       const snippet = snippets.find((candidate) => sourceKey(candidate) === key);
       assert.ok(snippet, String(key));
       assert.equal(hash, snippet.fileHash);
@@ -185,7 +182,7 @@ describe('derived_embeddings', () => {
 
     const semantic = await openEngine(root, { options: { semantic: true } });
     await semantic.sync();
-    assert.equal(vectorCount(semantic), new Set(semantic.store.allCurrentSnippets().map((snippet) => sourceKey(snippet))).size);
+    assert.equal(vectorCount(semantic), new Set(semantic.store.chunks.allCurrentSnippets().map((snippet) => sourceKey(snippet))).size);
     await semantic.close();
   });
 
@@ -204,11 +201,9 @@ describe('derived_embeddings', () => {
     ].join('\n');
     const root = fixture({ ...project, 'src/nested.py': nested }).root;
     const vectors = (engine: ProjectEngine) =>
-      (
-        engine.store.database.exec(
-          'SELECT source_key, source_hash, chunking_version, hex(vector) FROM derived_embeddings ORDER BY source_key',
-        )[0]?.values ?? []
-      ).map((row) => row.join(' '));
+      engine.store.embeddings
+        .storedRows()
+        .map((row) => [row.sourceKey, row.sourceHash, row.chunkingVersion, Buffer.from(row.vector).toString('hex')].join(' '));
     const atIndex = await openEngine(root, { options: { semantic: true } });
     await atIndex.sync();
     const later = await openEngine(root);
@@ -234,7 +229,7 @@ describe('derived_embeddings', () => {
       after.filter((key) => !key.startsWith('src/session.ts#')),
       othersBefore,
     );
-    const sessionHash = engine.store.file('src/session.ts')?.sha256;
+    const sessionHash = engine.store.catalog.file('src/session.ts')?.sha256;
     const session = after.filter((key) => key.startsWith('src/session.ts#'));
     assert.ok(session.length > 0);
     assert.ok(
@@ -413,7 +408,9 @@ describe('vector failures fall back to the lexical result unchanged', () => {
   test('a corrupt stored vector', async () => {
     const engine = await openEngine(fixture(project).root, { options: { semantic: true } });
     await engine.sync();
-    engine.store.database.exec("UPDATE derived_embeddings SET vector = x'00' WHERE source_key LIKE 'src/session.ts#%'");
+    engine.store.database.exec(
+      "UPDATE derived_embeddings SET vector = x'00' WHERE file_id = (SELECT id FROM project_files WHERE path = 'src/session.ts')",
+    );
     engine.store.markChanged();
     const lexical = await engine.search('session flush queue', { semantic: false });
     const hybrid = await engine.search('session flush queue', { semantic: true });

@@ -55,7 +55,7 @@ function ports(io: DatabaseFileIo): EnginePorts {
 
 /** Every file's path and hash, the index's content as far as these tests compare it. */
 function contentOf(store: IndexStore): string {
-  return [...store.files().values()].map((file) => `${file.path} ${file.sha256}`).join('\n');
+  return [...store.catalog.files().values()].map((file) => `${file.path} ${file.sha256}`).join('\n');
 }
 
 async function storedContent(dbPath: string, root: string): Promise<{ content: string; discarded?: string }> {

@@ -85,7 +85,7 @@ describe('parse pool', () => {
     assert.deepEqual(pooled.report.errors, []);
     assert.deepEqual(pooled.report.exclusionsByReason, inline.report.exclusionsByReason);
     assert.ok((inline.report.exclusionsByReason['secret-content'] ?? 0) >= 1, 'the generated key is left out');
-    const languages = new Set([...pooled.engine.store.files().values()].map((file) => file.language));
+    const languages = new Set([...pooled.engine.store.catalog.files().values()].map((file) => file.language));
     for (const language of [
       'typescript',
       'tsx',
@@ -136,7 +136,7 @@ describe('parse pool', () => {
     const project = fixture({ 'a.ts': 'export function a() {}\n', 'b.py': 'def b():\n    pass\n' });
     const { engine } = await indexWith(project.root, {});
     assert.equal(engine.analyzer?.analyzed, 0);
-    assert.equal(engine.store.files().size, 2);
+    assert.equal(engine.store.catalog.files().size, 2);
   });
 
   for (const how of ['exit', 'hang', 'throw'] as const) {

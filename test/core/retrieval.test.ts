@@ -66,7 +66,7 @@ describe('basic retrieval', () => {
       ['b.ts'],
     );
     assert.ok(result.manifest.entries.some((entry) => entry.path === 'a.ts' && entry.reason === 'deleted' && !entry.included));
-    assert.equal(engine.store.file('a.ts'), undefined);
+    assert.equal(engine.store.catalog.file('a.ts'), undefined);
     await engine.close();
   });
 

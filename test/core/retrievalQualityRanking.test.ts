@@ -135,7 +135,7 @@ describe('ordering, collapsing and cutting', () => {
       project.edit(`noise${index}.ts`, `// quotaGuard quota guard quotaGuard quota guard (edited)\nexport const n${index} = ${index};\n`);
     const engine = await openEngine(project.root, { parsers: structuralParsers() });
     await engine.sync();
-    assert.ok(engine.store.file('noise0.ts')?.modified);
+    assert.ok(engine.store.catalog.file('noise0.ts')?.modified);
     for (const semantic of [false, true]) {
       const result = await engine.search('quotaGuard', { semantic });
       assert.equal(result.results[0].path, 'target.ts', `semantic ${semantic}`);
@@ -163,7 +163,7 @@ describe('ordering, collapsing and cutting', () => {
     const prose = Array.from({ length: 100 }, (_, index) => `marker line ${index + 1} about overlapping windows`).join('\n');
     const engine = await openEngine(fixture({ 'notes.txt': prose }).root);
     await engine.sync();
-    const rows = engine.store.currentSnippets('notes.txt');
+    const rows = engine.store.chunks.currentSnippets('notes.txt');
     assert.equal(rows.length, 2);
     const result = await engine.search('overlapping windows marker');
     assert.equal(result.results.length, 2, 'a 12-line overlap of 80-line windows is less than half');

@@ -56,7 +56,7 @@ test('generated secrets in every syntax never reach the index or any output; loo
   const dbPath = tempFile('corpus.sqlite');
   const engine = await openEngine(project.root, { dbPath });
   await engine.sync();
-  assert.ok(engine.store.files().has(corpus.planted[0].path));
+  assert.ok(engine.store.catalog.files().has(corpus.planted[0].path));
   for (const [path, text] of Object.entries(corpus.files)) project.edit(path, text);
   const report = await engine.sync();
   assert.deepEqual(report.errors, []);
@@ -81,8 +81,8 @@ test('generated secrets in every syntax never reach the index or any output; loo
   }
   outputs.push(JSON.stringify(await engine.health()), JSON.stringify(await engine.files()));
   const cells = databaseCells(engine.store.database);
-  const indexed = new Set(engine.store.files().keys());
-  const exclusions = new Map(corpus.planted.map((planted) => [planted.path, engine.store.exclusion(planted.path)]));
+  const indexed = new Set(engine.store.catalog.files().keys());
+  const exclusions = new Map(corpus.planted.map((planted) => [planted.path, engine.store.catalog.exclusion(planted.path)]));
   await engine.close();
   const databaseBytes = fs.readFileSync(dbPath).toString('latin1').toLowerCase();
   const lowerOutputs = outputs.map((output) => output.toLowerCase());
@@ -185,9 +185,9 @@ test('a credential only secretlint reports is left out by the engine and by the 
   const project = fixture({ 'src/db.ts': text, 'src/ok.ts': 'export const ok = true;\n' });
   const engine = await openEngine(project.root);
   await engine.sync();
-  assert.deepEqual([...engine.store.files().keys()], ['src/ok.ts']);
+  assert.deepEqual([...engine.store.catalog.files().keys()], ['src/ok.ts']);
   const expected = { reason: 'secret-content', detail: 'secretlint/database-connection-string on line 1' };
-  assert.deepEqual(engine.store.exclusion('src/db.ts'), expected);
+  assert.deepEqual(engine.store.catalog.exclusion('src/db.ts'), expected);
   assert.ok(!databaseCells(engine.store.database).some((cell) => cell.includes(password.toLowerCase())));
   await engine.close();
 

@@ -10,7 +10,7 @@ import { fixtureFactory, numberedLines, openEngine, recordingPorts, tempFile } f
 const fixture = fixtureFactory();
 
 function currentRows(engine: ProjectEngine) {
-  return engine.store.allCurrentSnippets().map((row) => ({
+  return engine.store.chunks.allCurrentSnippets().map((row) => ({
     id: row.id,
     path: row.path,
     fileHash: row.fileHash,
@@ -41,7 +41,7 @@ function searchTotals(engine: ProjectEngine): number[] {
 }
 
 function fileRows(engine: ProjectEngine) {
-  return [...engine.store.files().values()]
+  return [...engine.store.catalog.files().values()]
     .map((file) => ({ path: file.path, sha256: file.sha256, bytes: file.bytes, language: file.language, parser: file.parser }))
     .sort((a, b) => a.path.localeCompare(b.path));
 }
@@ -51,7 +51,7 @@ describe('text windows', () => {
     const project = fixture({ 'a.ts': numberedLines(200) });
     const engine = await openEngine(project.root);
     await engine.sync();
-    const ranges = engine.store.currentSnippets('a.ts').map((row) => [row.startLine, row.endLine]);
+    const ranges = engine.store.chunks.currentSnippets('a.ts').map((row) => [row.startLine, row.endLine]);
     assert.deepEqual(ranges, [
       [1, 80],
       [69, 148],
@@ -134,7 +134,9 @@ describe('incremental sync', () => {
       fileRows(engine).map((file) => file.path),
       ['b.ts'],
     );
-    assert.equal(engine.store.database.exec("SELECT COUNT(*) FROM project_snippets WHERE path = 'a.ts'")[0].values[0][0], 0);
+    // Rows are keyed by file id: a row of a.ts would be one whose file is no longer indexed.
+    const orphans = 'SELECT COUNT(*) FROM project_snippets WHERE file_id NOT IN (SELECT id FROM project_files)';
+    assert.equal(engine.store.database.exec(orphans)[0].values[0][0], 0);
     const search = await engine.search('alpha');
     assert.equal(search.results.length, 0);
     await engine.close();
@@ -153,7 +155,7 @@ describe('incremental sync', () => {
     await clean.sync({ full: true });
     assert.deepEqual(currentRows(incremental), currentRows(clean));
     assert.deepEqual(fileRows(incremental), fileRows(clean));
-    assert.deepEqual(incremental.store.symbols(), clean.store.symbols());
+    assert.deepEqual(incremental.store.chunks.symbols(), clean.store.chunks.symbols());
     // The full-text statistics bm25 uses (document count, total tokens per column) agree too.
     // (The blob's last varint, total bytes, only steers FTS4's doclist-loading heuristic and may differ.)
     assert.deepEqual(searchTotals(incremental), searchTotals(clean));
@@ -168,12 +170,12 @@ describe('incremental sync', () => {
     project.write('new.ts', 'export const n = 1;\n');
     const engine = await openEngine(project.root);
     await engine.sync();
-    const state = engine.store.state();
+    const state = engine.store.catalog.state();
     assert.equal(state.branch, 'main');
     assert.match(state.head ?? '', /^[0-9a-f]{40}$/);
     assert.equal(state.dirty, true);
     assert.deepEqual(state.changedPaths, ['a.ts', 'new.ts']);
-    const files = engine.store.files();
+    const files = engine.store.catalog.files();
     assert.deepEqual([files.get('a.ts')?.tracked, files.get('a.ts')?.modified], [true, true]);
     assert.deepEqual([files.get('b.ts')?.tracked, files.get('b.ts')?.modified], [true, false]);
     assert.deepEqual([files.get('new.ts')?.tracked, files.get('new.ts')?.modified], [false, true]);
@@ -221,7 +223,7 @@ describe('files that change during indexing', () => {
     };
     const engine = await openEngine(project.root, { ports });
     await engine.sync();
-    const file = engine.store.file('a.ts');
+    const file = engine.store.catalog.file('a.ts');
     assert.equal(file?.bytes, Buffer.byteLength('export const afterwards = 22;\n'));
     const plain = await openEngine(project.root);
     const result = await plain.search('afterwards');

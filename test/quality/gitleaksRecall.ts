@@ -338,7 +338,7 @@ async function indexAndScan(
     }
     const engine = await ProjectEngine.open({ root, ports: nodePorts(), dbPath });
     const report = await engine.sync();
-    const indexed = new Set(engine.store.files().keys());
+    const indexed = new Set(engine.store.catalog.files().keys());
     const cells = databaseCells(engine.store.database);
     await engine.close();
     const bytes = fs.readFileSync(dbPath).toString('latin1').toLowerCase();

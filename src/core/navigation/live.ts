@@ -1,5 +1,6 @@
 import { NavigationInputError } from './inputError';
-import { LiveFiles, citationOf } from '../retrieval/retrieve';
+import { LiveFiles } from '../liveFile';
+import { citationOf } from '../retrieval/retrieve';
 import type { SymbolRow } from '../store';
 import { resyncOne, type SyncContext } from '../sync';
 
@@ -23,7 +24,7 @@ export class LiveCheck {
   }
 
   async current(relativePath: string): Promise<CurrentFile | undefined> {
-    const indexed = this.context.store.file(relativePath);
+    const indexed = this.context.store.catalog.file(relativePath);
     const read = await this.live.get(relativePath);
     if (indexed && read.ok && read.sha256 === indexed.sha256) return { sha256: read.sha256, lines: read.lines };
     this.changed.add(relativePath);

@@ -159,15 +159,15 @@ function relatedTypeFiles(context: SyncContext, declarations: SymbolMatch[]): st
   for (const declaration of declarations) {
     if (!declaration.parent) continue;
     const parentName = simpleNameOf(declaration.parent);
-    const owner = context.store.symbolsNamed(declaration.parent, 'qualified').find((row) => row.path === declaration.path);
+    const owner = context.store.chunks.symbolsNamed(declaration.parent, 'qualified').find((row) => row.path === declaration.path);
     for (const supertype of supertypesOf(owner?.signature ?? null)) {
-      for (const row of context.store.symbolsNamed(supertype, 'simple'))
+      for (const row of context.store.chunks.symbolsNamed(supertype, 'simple'))
         if (row.kind !== 'method' && row.kind !== 'function') files.add(row.path);
     }
     // Subtypes name the class in their signature: only files holding the name as a word (a full-text lookup, not a scan).
     const word = /^[\p{L}\p{N}_]+$/u.test(parentName) ? parentName.toLowerCase() : undefined;
     const mentioning = word ? context.store.pathsMatching(`body:${word}`, 2000).slice(0, 200) : [];
-    for (const row of context.store.symbolsOfPaths(mentioning)) {
+    for (const row of context.store.chunks.symbolsOfPaths(mentioning)) {
       if (typeKinds.has(row.kind) && supertypesOf(row.signature).includes(parentName)) files.add(row.path);
     }
   }
@@ -271,10 +271,10 @@ export async function findReferences(context: SyncContext, input: ReferencesInpu
     const candidates = word ? context.store.pathsMatching(`body:${word}`, maxChunks) : [];
     const paths = [...new Set([...declarationFiles, ...candidates])].sort();
     const read = paths.slice(0, maxFiles);
-    const imports = context.store.importsOf(read);
+    const imports = context.store.chunks.importsOf(read);
     const symbolsByPath = new Map<string, SymbolRow[]>();
     for (let start = 0; start < read.length; start += 200) {
-      for (const row of context.store.symbolsOfPaths(read.slice(start, start + 200))) {
+      for (const row of context.store.chunks.symbolsOfPaths(read.slice(start, start + 200))) {
         const list = symbolsByPath.get(row.path) ?? [];
         list.push(row);
         symbolsByPath.set(row.path, list);

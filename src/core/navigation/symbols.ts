@@ -52,9 +52,9 @@ export function lookupDeclarations(
   const scope = input.path === undefined ? '' : normalizeRequestedPath(input.path);
   const kind = input.kind?.trim().toLowerCase();
   const keep = (row: SymbolRow) => withinScope(row.path, scope) && (!kind || row.kind.toLowerCase() === kind);
-  const qualified = context.store.symbolsNamed(name, 'qualified').filter(keep);
+  const qualified = context.store.chunks.symbolsNamed(name, 'qualified').filter(keep);
   if (qualified.length > 0) return { matchedBy: 'qualified', rows: qualified };
-  const simple = name.includes('.') ? [] : context.store.symbolsNamed(name, 'simple').filter(keep);
+  const simple = name.includes('.') ? [] : context.store.chunks.symbolsNamed(name, 'simple').filter(keep);
   return { matchedBy: simple.length > 0 ? 'simple' : 'none', rows: simple };
 }
 
@@ -148,19 +148,19 @@ export function outlineLine(
 export async function outline(context: SyncContext, input: OutlineInput): Promise<OutlineResult> {
   const scope = normalizeRequestedPath(input.path);
   const budget = input.budgetTokens ?? defaultOutlineBudget;
-  const isFile = scope !== '' && context.store.file(scope) !== undefined;
-  if (!isFile && context.store.pathsUnder(scope).length === 0) {
+  const isFile = scope !== '' && context.store.catalog.file(scope) !== undefined;
+  if (!isFile && context.store.catalog.pathsUnder(scope).length === 0) {
     throw new NavigationInputError(`No indexed file or folder ${input.path.trim() || '.'} in the project.`);
   }
   const { value, unsettled } = await withLiveCheck(context, async (check) => {
-    const paths = isFile ? [scope] : context.store.pathsUnder(scope);
+    const paths = isFile ? [scope] : context.store.catalog.pathsUnder(scope);
     const files: OutlineFile[] = [];
     let used = 0;
     let truncated = false;
     outer: for (let start = 0; start < paths.length; start += symbolBatch) {
       const batch = paths.slice(start, start + symbolBatch);
       const byPath = new Map<string, SymbolRow[]>();
-      for (const row of context.store.symbolsOfPaths(batch)) {
+      for (const row of context.store.chunks.symbolsOfPaths(batch)) {
         const list = byPath.get(row.path) ?? [];
         list.push(row);
         byPath.set(row.path, list);
@@ -176,7 +176,7 @@ export async function outline(context: SyncContext, input: OutlineInput): Promis
         const rows = withDepth(byPath.get(filePath) ?? []).filter((row) => isFile || row.depth === 0);
         const entry: OutlineFile = {
           path: filePath,
-          language: context.store.file(filePath)?.language ?? 'text',
+          language: context.store.catalog.file(filePath)?.language ?? 'text',
           sha256: live.sha256,
           lines: live.lines.length,
           declarations: [],

@@ -1,7 +1,7 @@
 import { bm25Idf, type FileRow, type IndexStore, type SnippetRow } from '../store';
 import { splitIdentifier } from '../tokens';
 import { searchWords, stemTerms, stemWord, stopwords, type TaskDescriptor } from './descriptor';
-import type { LiveFile } from './retrieve';
+import type { LiveFile } from '../liveFile';
 
 /** Why a candidate was proposed; the manifest shows these codes. */
 export type CandidateReason =
@@ -84,12 +84,12 @@ const maxLongWords = 256;
  * counted by one query.
  */
 export function rarestWords(store: IndexStore, words: string[]): string[] {
-  const counts = store.commonTermCounts(words);
+  const counts = store.search.commonTermCounts(words);
   const total = (perColumn: number[] | undefined) => (perColumn ?? []).reduce((sum, documents) => Math.max(sum, documents), 0);
   const uncounted = words.filter((word) => !counts.has(word));
   if (uncounted.length > 0) {
     try {
-      const found = store.termDocumentCounts(uncounted.map(ftsQuote));
+      const found = store.search.termDocumentCounts(uncounted.map(ftsQuote));
       uncounted.forEach((word, index) => counts.set(word, found[index]));
     } catch {
       // A query FTS4 rejects counts nothing: those words keep their order at the end.
@@ -135,7 +135,7 @@ export class FileIndex {
   get(path: string): FileRow | undefined {
     let row = this.cache.get(path);
     if (row === undefined) {
-      row = this.store.file(path) ?? null;
+      row = this.store.catalog.file(path) ?? null;
       this.cache.set(path, row);
     }
     return row ?? undefined;
@@ -147,12 +147,12 @@ export class FileIndex {
 
   /** Paths ending in `/tail` (at most 32, sorted). */
   endingWith(tail: string): string[] {
-    return this.store.pathsEndingWith(tail);
+    return this.store.catalog.pathsEndingWith(tail);
   }
 
   /** Paths whose last segments are `base` with any extension (at most 64, sorted). */
   modulePaths(base: string): string[] {
-    return this.store.pathsContainingModule(base);
+    return this.store.catalog.pathsContainingModule(base);
   }
 }
 
@@ -281,7 +281,7 @@ export async function collectCandidates(
     // An outer qualifier the index does not know (`urllib.request.Request.get_method`) is dropped.
     const parts = name.split('.');
     for (let start = 0; start <= parts.length - 2; start++) {
-      const rows = store.declarationSnippets(parts.slice(start).join('.'), 'qualified');
+      const rows = store.chunks.declarationSnippets(parts.slice(start).join('.'), 'qualified');
       if (rows.length === 0) continue;
       qualified.push({ name, rows });
       break;
@@ -289,7 +289,7 @@ export async function collectCandidates(
   }
   const pathLookups: Array<{ path: string; reason: CandidateReason; requested: string; rows: SnippetRow[] }> = [];
   const lookUpPath = (path: string, reason: CandidateReason, requested: string) => {
-    const rows = store.currentSnippets(path);
+    const rows = store.chunks.currentSnippets(path);
     if (rows.length > 0) pathLookups.push({ path, reason, requested, rows });
   };
   for (const requested of descriptor.paths) {
@@ -300,7 +300,7 @@ export async function collectCandidates(
   for (const name of descriptor.modules) for (const path of resolveModule(name, files)) lookUpPath(path, 'exact-basename', name);
   const symbols: Array<{ name: string; rows: SnippetRow[]; reason: CandidateReason }> = [];
   for (const name of descriptor.symbols) {
-    const exact = store.declarationSnippets(name, 'simple');
+    const exact = store.chunks.declarationSnippets(name, 'simple');
     if (exact.length > 0) symbols.push({ name, rows: exact, reason: 'exact-symbol' });
     else if (name.length >= 3) symbols.push({ name, rows: declarationsIgnoringCase(store, name), reason: 'declared-fallback' });
   }
@@ -347,7 +347,7 @@ export async function collectCandidates(
   // Error types are names worth showing, but weaker than where the message is raised.
   const errorTypes = descriptor.errorTypes.map((type) => ({
     type,
-    rows: firstPartPerSymbol(store.declarationSnippets(type, 'simple')).slice(0, 4),
+    rows: firstPartPerSymbol(store.chunks.declarationSnippets(type, 'simple')).slice(0, 4),
   }));
 
   if (proseFirst) {
@@ -439,7 +439,7 @@ export async function collectCandidates(
   if (!proseFirst && ![...byId.values()].some((candidate) => candidate.base >= tierScores['exact-phrase'])) relevance.run(poolSize);
   if (relevance.hits.length > 0) {
     const weights = relevance.statistics?.weights ?? new Map<string, number>();
-    const rows = store.snippetsByRowid(relevance.hits.map((hit) => hit.rowid));
+    const rows = store.chunks.snippetsByRowid(relevance.hits.map((hit) => hit.rowid));
     for (const row of rows) {
       const coverage = nameCoverage(row, weights);
       const blended = 0.65 * relevance.relative(row.rowid) + 0.35 * Math.min(1, coverage.own + coverage.parent / 2);
@@ -479,7 +479,7 @@ export function containsLiteral(text: string, literal: string): boolean {
  */
 const maxPhraseChunks = 64;
 function phraseFileBound(store: IndexStore): number {
-  return Math.min(64, Math.max(8, Math.round(store.documentCount() / 12_500)));
+  return Math.min(64, Math.max(8, Math.round(store.search.documentCount() / 12_500)));
 }
 
 /**
@@ -497,25 +497,25 @@ function phraseFileBound(store: IndexStore): number {
 async function phraseRows(store: IndexStore, phrase: string, poolSize: number, live: LiveReader | undefined): Promise<SnippetRow[]> {
   const words = phraseTokens(phrase);
   if (words.length === 0) return [];
-  const exact = () => store.snippetsByRowid(safeFullText(store, ftsQuote(words.join(' ')), poolSize).map((hit) => hit.rowid));
+  const exact = () => store.chunks.snippetsByRowid(safeFullText(store, ftsQuote(words.join(' ')), poolSize).map((hit) => hit.rowid));
   const content = [...new Set(words)].filter((word) => !stopwords.has(word)).sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
   const runs = contentRuns(words);
   if (!live || words.length < 3 || content.length < 2 || (runs.length === 1 && runs[0].length === words.length)) return exact();
   // Chunks listing each word (common words only are counted; a rarer one lists fewer than 1,000).
-  const counts = store.commonTermCounts(content);
+  const counts = store.search.commonTermCounts(content);
   const listed = (word: string) => (counts.get(word) ?? []).reduce((sum, documents) => sum + documents, 0);
   const fileBound = phraseFileBound(store);
   let rows: SnippetRow[] = [];
   for (const probe of phraseProbes(runs, content, listed)) {
     let rowids: number[];
     try {
-      rowids = store.matchingRowids(probe, maxPhraseChunks + 1);
+      rowids = store.search.matchingRowids(probe, maxPhraseChunks + 1);
     } catch {
       return exact();
     }
     // No chunk holds the probe (words the phrase holds, or a part of it): none holds the phrase.
     if (rowids.length === 0) return [];
-    rows = rowids.length <= maxPhraseChunks ? store.snippetsByRowid(rowids) : [];
+    rows = rowids.length <= maxPhraseChunks ? store.chunks.snippetsByRowid(rowids) : [];
     if (rows.length > 0 && new Set(rows.map((row) => row.path)).size <= fileBound) break;
     rows = [];
   }
@@ -593,12 +593,12 @@ async function placeholderRows(store: IndexStore, message: string, live: LiveRea
   if (pairs.length === 0) return [];
   let rowids: number[];
   try {
-    rowids = store.matchingRowids([...new Set(pairs)].join(' OR '), maxPhraseChunks + 1);
+    rowids = store.search.matchingRowids([...new Set(pairs)].join(' OR '), maxPhraseChunks + 1);
   } catch {
     return [];
   }
   if (rowids.length === 0 || rowids.length > maxPhraseChunks) return [];
-  const rows = store.snippetsByRowid(rowids);
+  const rows = store.chunks.snippetsByRowid(rowids);
   const texts = await Promise.all(rows.map((row) => live.get(row.path)));
   return rows.filter((row, index) => {
     const file = texts[index];
@@ -673,27 +673,6 @@ export interface TermStatistics {
 }
 
 /**
- * Document counts already read, per store, valid while its revision stands: the count of a
- * word not in `CommonTermCounts` costs a walk over its list, and a session's requests share words.
- */
-interface StatisticsCache {
-  revision: number;
-  documents: number | undefined;
-  terms: Map<string, number[]>;
-}
-const statisticsCaches = new WeakMap<IndexStore, StatisticsCache>();
-const maxCachedTerms = 4096;
-
-function statisticsCache(store: IndexStore): StatisticsCache {
-  let cache = statisticsCaches.get(store);
-  if (!cache || cache.revision !== store.revision || cache.terms.size > maxCachedTerms) {
-    cache = { revision: store.revision, documents: undefined, terms: new Map() };
-    statisticsCaches.set(store, cache);
-  }
-  return cache;
-}
-
-/**
  * Document counts of the request's terms, per column: common words' from `CommonTermCounts`, the
  * others from one `matchinfo('ncx')` query (`IndexStore.termDocumentCounts`) for the terms not
  * counted since the index last changed. The idf weights let a rare word the request shares with
@@ -701,11 +680,11 @@ function statisticsCache(store: IndexStore): StatisticsCache {
  */
 export function termStatistics(store: IndexStore, wordTerms: WordTerms[]): TermStatistics {
   const groups = wordTerms.slice(0, maxWeightedConcepts);
-  const cache = statisticsCache(store);
+  const cache = store.search.statisticsCache();
   let missing = [...new Set(groups.flatMap((group) => group.terms))].filter((term) => !cache.terms.has(term));
   // Common words are counted already (see CommonTermCounts); only the others walk their lists.
   if (missing.length > 0) {
-    const stored = store.commonTermCounts(missing.map(unquote));
+    const stored = store.search.commonTermCounts(missing.map(unquote));
     for (const term of missing) {
       const perColumn = stored.get(unquote(term));
       if (perColumn) cache.terms.set(term, perColumn);
@@ -714,13 +693,13 @@ export function termStatistics(store: IndexStore, wordTerms: WordTerms[]): TermS
   }
   if (missing.length > 0) {
     try {
-      const counts = store.termDocumentCounts(missing);
+      const counts = store.search.termDocumentCounts(missing);
       missing.forEach((term, index) => cache.terms.set(term, counts[index]));
     } catch {
       // A query FTS4 rejects counts nothing (the terms stay uncounted, so they weigh as unknown).
     }
   }
-  cache.documents ??= store.documentCount();
+  cache.documents ??= store.search.documentCount();
   const documents = cache.documents;
   const termDocuments = new Map<string, number[]>();
   const frequencies = groups.map((group) => {
@@ -909,7 +888,7 @@ export function declarationsIgnoringCase(store: IndexStore, name: string): Snipp
     name.charAt(0).toLowerCase() + name.slice(1),
     name.charAt(0).toUpperCase() + name.slice(1),
   ]);
-  const rows = store.declarationSnippetsNamed([...variants]);
+  const rows = store.chunks.declarationSnippetsNamed([...variants]);
   return rows
     .filter((row) => row.name?.toLowerCase() === lower)
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.startLine - b.startLine || (a.id < b.id ? -1 : 1))
@@ -921,9 +900,9 @@ function safeRank(
   query: { expression: string; idf: number[] },
   limit: number,
   include: number[],
-): ReturnType<IndexStore['rankFullText']> {
+): ReturnType<IndexStore['search']['rankFullText']> {
   try {
-    return store.rankFullText(query, limit, include);
+    return store.search.rankFullText(query, limit, include);
   } catch {
     return { hits: [], included: new Map() };
   }
@@ -931,7 +910,7 @@ function safeRank(
 
 function safeFullText(store: IndexStore, expression: string, limit: number): Array<{ rowid: number; bm25: number }> {
   try {
-    return store.fullText(expression, limit);
+    return store.search.fullText(expression, limit);
   } catch {
     // A query the FTS parser rejects contributes nothing rather than failing the search.
     return [];

@@ -1,4 +1,7 @@
-import { splitIdentifier } from '../tokens';
+import { splitIdentifier, stopwords } from '../words';
+
+// The shared word helpers live in `words.ts`; re-exported here for the retrieval modules.
+export { stemTerms, stemWord, stopwords } from '../words';
 
 /** A file position named by the request: `path:line`, `#L12`, or a stack-trace frame. */
 export interface LineHint {
@@ -51,18 +54,6 @@ export interface TaskDescriptor {
   /** False when the request holds nothing worth retrieving for (e.g. a lone generic word). */
   actionable: boolean;
 }
-
-export const stopwords = new Set(
-  `a about above after again against all am an and any are aren as at be because been before being
-below between both but by can cannot could did do does doing don down during each few for from further get gets got had has
-have having he her here hers him his how i if in into is isn it its itself just let me more most my no nor not now of off on
-once only or other our ours out over own please same she should show so some such tell than that the their them then there
-these they this those through to too under until up very was we were what when where which while who whom why will with
-would you your yours find look see explain work works working happen happens happening used use using via also need want
-onto i'm it's whats what's where's hows done make makes made may might must shall hey hi thanks thank ok okay
-defined declared implemented located lives live there's wrong right doesn't don't isn't can't won't didn't
-able anything something somewhere everything every whether many much`.split(/\s+/),
-);
 
 /** Words that alone say nothing about where to look. */
 export const genericWords = new Set(
@@ -517,47 +508,4 @@ export function searchWords(descriptor: TaskDescriptor, limit = 32): string[] {
       add(word);
   }
   return unique(words).slice(0, limit);
-}
-
-/**
- * A light English stemmer shared by the full-text variants and the embeddings, so a question's
- * inflected words meet the code's words: `parse`, `parsed`, `parser`, `parsing` → `pars`;
- * `cookie`, `cookies` → `cooki`; `redirects`, `redirection` → `redirect`. Not linguistics, just
- * enough to be deterministic and symmetric.
- */
-export function stemWord(word: string): string {
-  let stem = word.toLowerCase();
-  if (!/^[a-z]+$/.test(stem) || stem.length <= 3) return stem;
-  if (stem.endsWith('ies') && stem.length > 4) stem = `${stem.slice(0, -3)}i`;
-  else if (stem.endsWith('sses')) stem = stem.slice(0, -2);
-  else if (stem.endsWith('s') && !/(?:ss|us|is)$/.test(stem)) stem = stem.slice(0, -1);
-  for (const suffix of ['ations', 'ation', 'ition', 'ion', 'ments', 'ment', 'ings', 'ing', 'ed', 'er', 'ly']) {
-    if (stem.endsWith(suffix) && stem.length - suffix.length >= 3) {
-      stem = stem.slice(0, -suffix.length);
-      break;
-    }
-  }
-  if (stem.length >= 4 && stem.endsWith('e')) stem = stem.slice(0, -1);
-  if (stem.length > 3 && stem.endsWith('y')) stem = `${stem.slice(0, -1)}i`;
-  return stem;
-}
-
-/** Endings tried on a stem; a result counts only if it stems back to the same stem. */
-const variantEndings = ['', 'e', 's', 'es', 'ed', 'er', 'ers', 'ing'];
-
-/**
- * The extra full-text terms for a prose `word`: the usual inflections with the same stem, as
- * whole words (`parsed` → `parse`, `parses`, `parser`, `parsers`, `parsing`; `cookies` →
- * `cookie`, `cooky`; `saved` → `sav`, `save`, `saves`, `saver`, `savers`, `saving`). Whole words,
- * not a `pars*` prefix: a prefix makes FTS4 merge the lists of every word it starts (`transf*`
- * is also `transform` and `transformer`), which was most of a prose query's time. A word that is
- * not in the index costs one lookup.
- */
-export function stemTerms(word: string): string[] {
-  const stem = stemWord(word);
-  if (!/^[a-z]+$/.test(stem) || stem.length < 3) return [];
-  const candidates = stem.endsWith('i')
-    ? [`${stem}e`, `${stem}es`, `${stem.slice(0, -1)}y`]
-    : [...variantEndings.map((ending) => stem + ending), ...(/(?:t|ss)$/.test(stem) ? [`${stem}ion`, `${stem}ions`] : [])];
-  return [...new Set(candidates)].filter((variant) => variant !== word && stemWord(variant) === stem);
 }

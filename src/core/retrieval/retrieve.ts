@@ -1,6 +1,7 @@
 import type { SnippetRow } from '../store';
-import { readIndexable, resyncOne, type SyncContext } from '../sync';
-import { splitLines, estimateTokens } from '../tokens';
+import { LiveFiles } from '../liveFile';
+import { resyncOne, type SyncContext } from '../sync';
+import { estimateTokens } from '../tokens';
 import { collectCandidates, containsLiteral, FileIndex, tierScores, type Candidate, type CandidateReason } from './candidates';
 import { describeTask, searchWords, type TaskDescriptor } from './descriptor';
 import { fuseRankings, fusionCeiling, vectorQueryText } from './hybrid';
@@ -57,33 +58,6 @@ export interface Retrieval {
 
 export function citationOf(snippet: { path: string; startLine: number; endLine: number; sha256: string }): string {
   return `${snippet.path}#L${snippet.startLine}-L${snippet.endLine}@${snippet.sha256}`;
-}
-
-export type LiveFile = { ok: true; sha256: string; lines: string[] } | { ok: false; reason: string };
-
-/** Each file read at most once per attempt: phrase checks and verification share the reads. */
-export class LiveFiles {
-  private reads = new Map<string, Promise<LiveFile>>();
-  constructor(private readonly context: SyncContext) {}
-
-  get(relativePath: string): Promise<LiveFile> {
-    let read = this.reads.get(relativePath);
-    if (!read) {
-      read = readLive(this.context, relativePath);
-      this.reads.set(relativePath, read);
-    }
-    return read;
-  }
-}
-
-/** A file's live hash and lines (`readIndexable`); anything unusable says why, in the manifest's words. */
-async function readLive(context: SyncContext, relativePath: string): Promise<LiveFile> {
-  const read = readIndexable(context, relativePath);
-  if (read.kind === 'read') return { ok: true, sha256: read.sha256, lines: splitLines(read.text) };
-  if (read.kind === 'vanished') return { ok: false, reason: 'deleted' };
-  if (read.reason === 'secret-content' || read.reason === 'private-key' || read.reason === 'credential-file')
-    return { ok: false, reason: 'secret' };
-  return { ok: false, reason: read.reason };
 }
 
 interface Scored extends Candidate {
@@ -197,7 +171,7 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
   const demoteTests = !aboutTests(descriptor);
   const filesWanted = options.granularity === 'files';
   const focusWords = searchWords(descriptor);
-  const state = context.store.state();
+  const state = context.store.catalog.state();
   const revisionAtStart = context.store.revision;
   const revision = {
     root: state.root,
@@ -317,7 +291,7 @@ async function hybridRanking(
     const { protectedCandidates, fused } = fuseRankings({
       lexical,
       pool,
-      poolRows: context.store.snippetsByRowid(pool.map((hit) => hit.rowid)),
+      poolRows: context.store.chunks.snippetsByRowid(pool.map((hit) => hit.rowid)),
       fromVector: (snippet, cosine) => ({
         snippet,
         reason: 'semantic',

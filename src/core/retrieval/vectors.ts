@@ -15,156 +15,25 @@
  * in once, lazily, from the live files (`backfillEmbeddings`, at the end of a sync with hybrid on
  * and before the first hybrid query), always checking the file's hash first.
  */
+import { readIndexable } from '../liveFile';
 import type { IndexStore, SnippetRow } from '../store';
-import { readIndexable, type SyncContext } from '../sync';
-import { lineOwners, ownText, splitIdentifier, splitLines } from '../tokens';
-import { stemWord, stopwords } from './descriptor';
+import type { SyncContext } from '../syncContext';
+import { lineOwners, ownText, splitLines } from '../tokens';
+import { vectorKey } from '../tables/embeddingTable';
+import { decodeVector, defaultEmbedder, encodeVector, type Embedder } from './embedder';
+import { VectorMatrix } from './vectorMatrix';
 
-export const embeddingDimensions = 256;
+export { queryCacheCapacity } from './vectorMatrix';
 
-/** Something that turns text into a vector; the default is the local feature hasher. Tests inject failing ones. */
-export interface Embedder {
-  readonly provider: string;
-  readonly model: string;
-  readonly dimensions: number;
-  /** `title` carries a chunk's declared name and file name, which weigh more than its body. */
-  embed(text: string, title?: string): Float32Array;
-}
-
-/** Words every program is full of; they say nothing about what a chunk does. */
-const codeNoise = new Set(
-  `self this cls def class return returns if else elif for while in is not and or none null nil true
-false import from as try except finally raise throw throws catch pass const let var function fn func new public private
-protected static void int str bool float string number boolean any object async await yield lambda with del global nonlocal
-assert break continue case switch default do end begin then elsif unless module package namespace struct enum impl trait
-type interface extends implements super args kwargs arg param params val value len isinstance print get set`.split(/\s+/),
-);
-
-/** FNV-1a over UTF-16 code units, 32-bit: stable across runs and platforms. */
-function hash32(text: string, seed = 0x811c9dc5): number {
-  let hash = seed;
-  for (let index = 0; index < text.length; index++) {
-    hash ^= text.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash ^= hash >>> 13;
-  return hash >>> 0;
-}
-
-/** Lower-case terms of `text`: every identifier is split into its parts, parts are stemmed, noise dropped. */
-export function embeddingTerms(text: string): string[] {
-  const terms: string[] = [];
-  for (const match of text.matchAll(/[\p{L}\p{N}_$]+/gu)) for (const term of termsOfWord(match[0])) terms.push(term);
-  return terms;
-}
-
-const wordCache = new Map<string, readonly string[]>();
-const wordCacheLimit = 100_000;
-const noTerms: readonly string[] = [];
-
-/** The stemmed, filtered parts of one word, memoized (source text repeats its words a lot). */
-function termsOfWord(word: string): readonly string[] {
-  const cached = wordCache.get(word);
-  if (cached) return cached;
-  let terms = noTerms;
-  if (word.length <= 64) {
-    const parts = /[A-Z_]/.test(word) || /\d/.test(word) ? splitIdentifier(word) : [word.toLowerCase()];
-    const kept = parts
-      .filter((part) => part.length >= 2 && !/^\d+$/.test(part) && !stopwords.has(part) && !codeNoise.has(part))
-      .map(stemWord);
-    if (kept.length > 0) terms = kept;
-  }
-  if (wordCache.size >= wordCacheLimit) wordCache.clear();
-  wordCache.set(word, terms);
-  return terms;
-}
-
-const unigramHashes = new Map<string, number>();
-
-/** Hash of the unigram feature of a term, memoized. */
-function unigramHash(term: string): number {
-  let hash = unigramHashes.get(term);
-  if (hash === undefined) {
-    hash = hash32(`u:${term}`);
-    if (unigramHashes.size >= wordCacheLimit) unigramHashes.clear();
-    unigramHashes.set(term, hash);
-  }
-  return hash;
-}
-
-/** Hash of the bigram feature (a, b), mixed from the two unigram hashes: order matters, stable everywhere. */
-function bigramHash(first: number, second: number): number {
-  let hash = Math.imul(first ^ 0x9e3779b9, 0x85ebca6b) ^ second;
-  hash ^= hash >>> 15;
-  hash = Math.imul(hash, 0xc2b2ae35);
-  hash ^= hash >>> 13;
-  return hash >>> 0;
-}
-
-/**
- * The local deterministic embedding: signed feature hashing (one hash picks the dimension, its
- * top bit the sign) of stemmed unigrams and bigrams with sublinear term frequency, the chunk's
- * declared name and file name weighted up, L2-normalized.
- */
-export class FeatureHashingEmbedder implements Embedder {
-  readonly provider = 'pk-local';
-  readonly model = 'feature-hash-v1';
-  constructor(readonly dimensions = embeddingDimensions) {}
-
-  embed(text: string, title?: string): Float32Array {
-    const counts = new Map<number, number>();
-    const count = (feature: number, weight: number) => counts.set(feature, (counts.get(feature) ?? 0) + weight);
-    let previousTerm: string | undefined;
-    let previousHash = 0;
-    for (const term of embeddingTerms(text)) {
-      const hash = unigramHash(term);
-      count(hash, 1);
-      if (previousTerm !== undefined && previousTerm !== term) count(bigramHash(previousHash, hash), 0.5);
-      previousTerm = term;
-      previousHash = hash;
-    }
-    if (title) for (const term of embeddingTerms(title)) count(unigramHash(term), 3);
-    const vector = new Float32Array(this.dimensions);
-    for (const [hash, frequency] of counts) {
-      const weight = 1 + Math.log(frequency);
-      vector[hash % this.dimensions] += (hash & 0x80000000) !== 0 ? -weight : weight;
-    }
-    return normalize(vector);
-  }
-}
-
-export const defaultEmbedder: Embedder = new FeatureHashingEmbedder();
-
-function normalize(vector: Float32Array): Float32Array {
-  let norm = 0;
-  for (const value of vector) norm += value * value;
-  norm = Math.sqrt(norm);
-  if (norm > 0) for (let index = 0; index < vector.length; index++) vector[index] /= norm;
-  return vector;
-}
-
-/** float32 scale (little endian) + one int8 per dimension. */
-export function encodeVector(vector: Float32Array): Uint8Array {
-  let max = 0;
-  for (const value of vector) max = Math.max(max, Math.abs(value));
-  const scale = max > 0 ? max / 127 : 0;
-  const bytes = new Uint8Array(4 + vector.length);
-  new DataView(bytes.buffer).setFloat32(0, scale, true);
-  for (let index = 0; index < vector.length; index++) {
-    const quantized = scale > 0 ? Math.round(vector[index] / scale) : 0;
-    bytes[4 + index] = quantized & 0xff;
-  }
-  return bytes;
-}
-
-export function decodeVector(bytes: Uint8Array, dimensions: number): { scale: number; components: Int8Array } {
-  if (bytes.length !== 4 + dimensions) throw new Error(`stored vector has ${bytes.length} bytes, expected ${4 + dimensions}`);
-  const scale = new DataView(bytes.buffer, bytes.byteOffset, 4).getFloat32(0, true);
-  if (!Number.isFinite(scale)) throw new Error('stored vector has a non-finite scale');
-  return { scale, components: new Int8Array(bytes.buffer, bytes.byteOffset + 4, dimensions) };
-}
+export {
+  FeatureHashingEmbedder,
+  decodeVector,
+  defaultEmbedder,
+  embeddingDimensions,
+  embeddingTerms,
+  encodeVector,
+  type Embedder,
+} from './embedder';
 
 export function sourceKey(snippet: { path: string; startLine: number; endLine: number }): string {
   return `${snippet.path}#L${snippet.startLine}-L${snippet.endLine}`;
@@ -187,48 +56,25 @@ export interface EmbeddingSource {
   indexText: string;
 }
 
-const insertSql =
-  'INSERT OR REPLACE INTO derived_embeddings(source_key, source_hash, chunking_version, provider, model, dimensions, vector) VALUES (?,?,?,?,?,?,?)';
-
 /** Stores vectors for freshly indexed chunks (their text is at hand; nothing is read again). */
 export function storeEmbeddings(store: IndexStore, snippets: ReadonlyArray<EmbeddingSource>, embedder: Embedder = defaultEmbedder): number {
   if (snippets.length === 0) return 0;
   // Two chunks over the same lines share one key; the first one's text is the one indexed.
   const seen = new Set<string>();
   const unique = snippets.filter((snippet) => !seen.has(sourceKey(snippet)) && seen.add(sourceKey(snippet)) !== undefined);
-  const rows = unique.map((snippet) => [
-    sourceKey(snippet),
-    snippet.fileHash,
-    snippet.parserVersion,
-    embedder.provider,
-    embedder.model,
-    embedder.dimensions,
-    encodeVector(embedder.embed(snippet.indexText, titleOf(snippet))),
-  ]);
-  const db = store.database;
-  const statement = db.prepare(insertSql);
-  // A savepoint, not BEGIN: sync calls this inside its batch transaction, and a failure here must
-  // undo only these vectors, never the batch around them.
-  db.exec('SAVEPOINT store_vectors');
-  try {
-    for (const row of rows) statement.run(row);
-    db.exec('RELEASE store_vectors');
-  } catch (error) {
-    db.exec('ROLLBACK TO store_vectors; RELEASE store_vectors');
-    throw error;
-  } finally {
-    statement.free();
-  }
-  store.markChanged();
-  return rows.length;
+  store.embeddings.put(
+    embedder,
+    unique.map((snippet) => ({
+      path: snippet.path,
+      startLine: snippet.startLine,
+      endLine: snippet.endLine,
+      fileHash: snippet.fileHash,
+      chunkingVersion: snippet.parserVersion,
+      vector: encodeVector(embedder.embed(snippet.indexText, titleOf(snippet))),
+    })),
+  );
+  return unique.length;
 }
-
-const missingSql = `SELECT s.path, s.file_hash, s.start_line, s.end_line, s.parser_version, s.qualified_name
-  FROM project_snippets s
-  LEFT JOIN derived_embeddings e ON e.source_key = s.path || '#L' || s.start_line || '-L' || s.end_line
-    AND e.source_hash = s.file_hash AND e.chunking_version = s.parser_version AND e.provider = ? AND e.model = ? AND e.dimensions = ?
-  WHERE s.stale = 0 AND e.source_key IS NULL
-  ORDER BY s.path, s.start_line, s.end_line`;
 
 /** The embedder a project uses: the one injected into its context, else the local feature hasher. */
 export function embedderOf(context: Pick<SyncContext, 'embedder'>): Embedder {
@@ -255,30 +101,22 @@ export function embedIndexedChunks(context: SyncContext, snippets: ReadonlyArray
  */
 export async function backfillEmbeddings(context: SyncContext): Promise<number> {
   const embedder = embedderOf(context);
-  const missing = context.store.database.exec(missingSql, [embedder.provider, embedder.model, embedder.dimensions])[0]?.values ?? [];
-  const byFile = new Map<
-    string,
-    Array<{ startLine: number; endLine: number; parserVersion: string; qualifiedName: string | null; fileHash: string }>
-  >();
-  for (const row of missing) {
-    const list = byFile.get(row[0] as string) ?? [];
-    list.push({
-      fileHash: row[1] as string,
-      startLine: row[2] as number,
-      endLine: row[3] as number,
-      parserVersion: row[4] as string,
-      qualifiedName: row[5] as string | null,
-    });
-    byFile.set(row[0] as string, list);
+  const stored = context.store.embeddings.vectorKeys(embedder);
+  const byFile = new Map<string, SnippetRow[]>();
+  for (const chunk of context.store.chunks.allCurrentSnippets()) {
+    if (stored.has(vectorKey(chunk))) continue;
+    const list = byFile.get(chunk.path) ?? [];
+    list.push(chunk);
+    byFile.set(chunk.path, list);
   }
-  let stored = 0;
+  let added = 0;
   for (const [relativePath, chunks] of byFile) {
     // Unusable, or changed since indexing: the next sync deals with it.
     const read = readIndexable(context, relativePath);
     if (read.kind !== 'read' || read.sha256 !== chunks[0].fileHash) continue;
     const lines = splitLines(read.text);
-    const own = ownTexts(lines, context.store.currentSnippets(relativePath));
-    stored += storeEmbeddings(
+    const own = ownTexts(lines, context.store.chunks.currentSnippets(relativePath));
+    added += storeEmbeddings(
       context.store,
       chunks.map((chunk) => ({
         path: relativePath,
@@ -292,7 +130,7 @@ export async function backfillEmbeddings(context: SyncContext): Promise<number> 
       embedder,
     );
   }
-  return stored;
+  return added;
 }
 
 /**
@@ -320,138 +158,30 @@ export async function fillMissingEmbeddings(context: SyncContext): Promise<void>
   }
 }
 
-/** Every current chunk's vector, dimension-major for a sparse query, rebuilt when the store changes. */
-class VectorMatrix {
-  constructor(
-    readonly revision: number,
-    readonly rowids: Int32Array,
-    readonly scales: Float32Array,
-    /** components[d * count + i]: dimension d of chunk i. */
-    readonly components: Int8Array,
-    readonly dimensions: number,
-  ) {}
-
-  get count(): number {
-    return this.rowids.length;
-  }
-
-  private indexByRowid?: Map<number, number>;
-  /** One score per chunk, reused by every query (800,000 chunks would otherwise allocate 3 MB a query). */
-  private scratch?: Float32Array;
-
-  /**
-   * The `limit` most similar chunks by cosine, plus every chunk of `alsoRowids` that has a
-   * vector, best first (ties by rowid). Only the query's non-zero dimensions are visited.
-   */
-  nearest(query: Float32Array, limit: number, alsoRowids: Iterable<number> = []): Array<{ rowid: number; cosine: number }> {
-    const count = this.count;
-    this.scratch ??= new Float32Array(count);
-    const scores = this.scratch;
-    scores.fill(0);
-    for (let dimension = 0; dimension < this.dimensions; dimension++) {
-      const weight = query[dimension];
-      if (weight === 0) continue;
-      const offset = dimension * count;
-      for (let index = 0; index < count; index++) scores[index] += weight * this.components[offset + index];
-    }
-    const cosine = (index: number) => Math.round(scores[index] * this.scales[index] * 1e6) / 1e6;
-    const top: Array<{ index: number; score: number }> = [];
-    for (let index = 0; index < count; index++) {
-      // Rounding moves a score by at most half a millionth: one this far below the last kept score cannot enter.
-      if (top.length === limit && scores[index] * this.scales[index] < top[top.length - 1].score - 1e-6) continue;
-      const score = cosine(index);
-      if (score <= 0) continue;
-      if (top.length === limit && score <= top[top.length - 1].score) continue;
-      let at = top.length;
-      while (at > 0 && (top[at - 1].score < score || (top[at - 1].score === score && this.rowids[top[at - 1].index] > this.rowids[index])))
-        at--;
-      top.splice(at, 0, { index, score });
-      if (top.length > limit) top.pop();
-    }
-    const chosen = new Map(top.map((entry) => [entry.index, entry.score]));
-    if (!this.indexByRowid) this.indexByRowid = new Map(Array.from(this.rowids, (rowid, index) => [rowid, index]));
-    for (const rowid of alsoRowids) {
-      const index = this.indexByRowid.get(rowid);
-      if (index !== undefined && !chosen.has(index)) chosen.set(index, cosine(index));
-    }
-    return [...chosen]
-      .map(([index, score]) => ({ rowid: this.rowids[index], cosine: score }))
-      .sort((a, b) => b.cosine - a.cosine || a.rowid - b.rowid);
-  }
-}
-
-const currentVectorsSql = `SELECT s.rowid, e.vector FROM project_snippets s
-  JOIN derived_embeddings e ON e.source_key = s.path || '#L' || s.start_line || '-L' || s.end_line
-    AND e.source_hash = s.file_hash AND e.chunking_version = s.parser_version AND e.provider = ? AND e.model = ? AND e.dimensions = ?
-  WHERE s.stale = 0 ORDER BY s.rowid`;
-
+/** Every current chunk that has a vector of `embedder`'s model, by row id. */
 function loadMatrix(store: IndexStore, embedder: Embedder): VectorMatrix {
-  const rows = store.database.exec(currentVectorsSql, [embedder.provider, embedder.model, embedder.dimensions])[0]?.values ?? [];
-  const count = rows.length;
+  const vectors = store.embeddings.vectors(embedder);
+  const chunks = store.chunks
+    .allCurrentSnippets()
+    .filter((chunk) => vectors.has(vectorKey(chunk)))
+    .sort((a, b) => a.rowid - b.rowid);
+  const count = chunks.length;
   const dimensions = embedder.dimensions;
   const rowids = new Int32Array(count);
   const scales = new Float32Array(count);
   const components = new Int8Array(count * dimensions);
-  rows.forEach((row, index) => {
-    const { scale, components: vector } = decodeVector(row[1] as Uint8Array, dimensions);
-    rowids[index] = row[0] as number;
+  chunks.forEach((chunk, index) => {
+    const { scale, components: vector } = decodeVector(vectors.get(vectorKey(chunk)) as Uint8Array, dimensions);
+    rowids[index] = chunk.rowid;
     scales[index] = scale;
     for (let dimension = 0; dimension < dimensions; dimension++) components[dimension * count + index] = vector[dimension];
   });
   return new VectorMatrix(store.revision, rowids, scales, components, dimensions);
 }
 
-/** A small LRU of query vectors. */
-class QueryCache {
-  private entries = new Map<string, Float32Array>();
-  constructor(private readonly capacity: number) {}
-
-  get(key: string, compute: () => Float32Array): Float32Array {
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-      return hit;
-    }
-    const value = compute();
-    this.entries.set(key, value);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
-    return value;
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-}
-
-export const queryCacheCapacity = 256;
-
-interface VectorState {
-  matrix?: VectorMatrix;
-  backfilledAt?: number;
-  queries: QueryCache;
-}
-
-const states = new WeakMap<IndexStore, Map<string, VectorState>>();
-
-function stateOf(store: IndexStore, embedder: Embedder): VectorState {
-  let byModel = states.get(store);
-  if (!byModel) {
-    byModel = new Map();
-    states.set(store, byModel);
-  }
-  const key = `${embedder.provider}/${embedder.model}/${embedder.dimensions}`;
-  let state = byModel.get(key);
-  if (!state) {
-    state = { queries: new QueryCache(queryCacheCapacity) };
-    byModel.set(key, state);
-  }
-  return state;
-}
-
 /** The query-vector cache size, for tests. */
 export function cachedQueryVectors(store: IndexStore, embedder: Embedder = defaultEmbedder): number {
-  return stateOf(store, embedder).queries.size;
+  return store.embeddings.vectorState(embedder).queries.size;
 }
 
 /**
@@ -467,7 +197,7 @@ export async function vectorPool(
   alsoRowids: Iterable<number> = [],
 ): Promise<Array<{ rowid: number; cosine: number }>> {
   const embedder = embedderOf(context);
-  const state = stateOf(context.store, embedder);
+  const state = context.store.embeddings.vectorState(embedder);
   if (state.backfilledAt !== context.store.revision) {
     await backfillEmbeddings(context);
     state.backfilledAt = context.store.revision;
@@ -481,5 +211,5 @@ export async function vectorPool(
 
 /** Rows for the chunk ids a pool names, in pool order. */
 export function poolSnippets(store: IndexStore, pool: Array<{ rowid: number }>): SnippetRow[] {
-  return store.snippetsByRowid(pool.map((entry) => entry.rowid));
+  return store.chunks.snippetsByRowid(pool.map((entry) => entry.rowid));
 }

@@ -6,7 +6,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { ParserChain } from '../parsing/parserChain';
 import { parsersFromRecipes } from '../parsing/structuralParsers';
-import { analyzeFile, type AnalysisContext } from '../sync';
+import type { AnalysisContext } from '../fileAnalysis';
+import { analyzeFile } from '../sync';
 import type { ParseJob, ParseWorkerData, ParseWorkerReply } from './parsePool';
 
 /** Answers the pool's jobs on `parentPort` (the entry is `parseWorker.ts`). */

@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import type { EngineOptions } from '../options';
 import type { ParserRecipe } from '../parsing/chunkParser';
 import type { Logger } from '../ports';
-import type { FileAnalysis, FileAnalyzer } from '../sync';
+import type { FileAnalysis, FileAnalyzer } from '../fileAnalysis';
 
 /** What a parse worker is started with (`workerData`). */
 export interface ParseWorkerData {

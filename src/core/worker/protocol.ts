@@ -4,7 +4,7 @@ import type { PortCounters } from '../ports';
 import type { Retrieval, RetrieveOptions } from '../retrieval/retrieve';
 import type { SymbolRow } from '../store';
 import type { SyncProgress } from '../sync';
-import type { ContextBlocks, ReadSnippet, SyncOutcome } from '../engine';
+import type { ContextBlocks, ReadSnippet, SyncOutcome, TreeFile, TreeItem } from '../engine';
 import type { ReferencesInput, ReferencesResult } from '../navigation/references';
 import type { FindSymbolInput, FindSymbolResult, OutlineInput, OutlineResult } from '../navigation/symbols';
 import type { ToolAnswer, ToolName } from '../tools/toolSet';
@@ -44,29 +44,13 @@ export interface RequestMap {
 
 export type RequestName = keyof RequestMap;
 
-/** One indexed file of the tree view. */
-export interface TreeFile {
-  path: string;
-  language: string;
-  modified: boolean;
-  parser: string;
-  sha256: string;
-}
+// The tree view's file and item shapes are the engine's answers; named here too for the extension's imports.
+export type { TreeFile, TreeItem } from '../engine';
 
 /** The direct children of one indexed directory (`''` is the root), each sorted by path. */
 export interface TreeDirectory {
   directories: string[];
   files: TreeFile[];
-}
-
-/** A declaration or snippet of one file (never its source text). */
-export interface TreeItem {
-  id: string;
-  label: string;
-  kind: string;
-  startLine: number;
-  endLine: number;
-  sha256: string;
 }
 
 export interface RequestMessage<N extends RequestName = RequestName> {

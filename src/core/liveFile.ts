@@ -1,0 +1,78 @@
+/**
+ * How a project file is read live, for indexing and for verification: once, contained, checked
+ * (`readIndexable`), and at most once per attempt for the readers of one answer (`LiveFiles`).
+ * Sync, retrieval, navigation and the vectors share it, so it imports none of them.
+ */
+import { sniffContent } from './exclusion/contentRules';
+import type { ExclusionReason } from './exclusion/reasons';
+import { sha256Hex } from './hashing';
+import { ContainmentError, FileTooLargeError, type FileStat } from './ports';
+import type { SyncContext } from './syncContext';
+import { splitLines } from './tokens';
+
+/** A file read for indexing or verification: its bytes' text and hash, or why it cannot be used. */
+export type IndexableRead =
+  | { kind: 'read'; stat: FileStat; text: string; sha256: string }
+  | { kind: 'excluded'; reason: ExclusionReason; detail?: string }
+  | { kind: 'vanished' };
+
+/** A project file's bytes, read once, or why they cannot be used. */
+export type FileBytes =
+  | { kind: 'bytes'; stat: FileStat; bytes: Uint8Array }
+  | { kind: 'excluded'; reason: ExclusionReason; detail?: string }
+  | { kind: 'vanished' };
+
+/**
+ * Reads one project file once, in one blocking read (`readFileBlocking`: the engine runs off the
+ * editor's thread, and four thread-pool round trips cost more than the read): contained in the
+ * root without passing through a link, a regular file, within the size bound.
+ */
+export function readFileBytes(context: SyncContext, relativePath: string): FileBytes {
+  try {
+    const { bytes, stat } = context.ports.fs.readFileBlocking(context.root, relativePath, context.options.bounds.maxFileBytes);
+    return { kind: 'bytes', bytes, stat };
+  } catch (error) {
+    if (error instanceof FileTooLargeError) return { kind: 'excluded', reason: 'too-large', detail: `${error.size} bytes` };
+    if (error instanceof ContainmentError) return { kind: 'excluded', reason: error.refusal, detail: error.message };
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'vanished' };
+    if (code === 'ELOOP') return { kind: 'excluded', reason: 'symlink' };
+    return { kind: 'excluded', reason: 'unreadable', detail: code ?? String(error) };
+  }
+}
+
+/** Reads one project file (`readFileBytes`) and checks it: text, no secret. The bytes checked are the bytes hashed. */
+export function readIndexable(context: SyncContext, relativePath: string): IndexableRead {
+  const read = readFileBytes(context, relativePath);
+  if (read.kind !== 'bytes') return read;
+  const sniffed = sniffContent(read.bytes, relativePath);
+  if (!sniffed.ok) return { kind: 'excluded', reason: sniffed.reason, detail: sniffed.detail };
+  return { kind: 'read', stat: read.stat, text: sniffed.text, sha256: sha256Hex(read.bytes) };
+}
+
+export type LiveFile = { ok: true; sha256: string; lines: string[] } | { ok: false; reason: string };
+
+/** Each file read at most once per attempt: phrase checks and verification share the reads. */
+export class LiveFiles {
+  private reads = new Map<string, Promise<LiveFile>>();
+  constructor(private readonly context: SyncContext) {}
+
+  get(relativePath: string): Promise<LiveFile> {
+    let read = this.reads.get(relativePath);
+    if (!read) {
+      read = readLive(this.context, relativePath);
+      this.reads.set(relativePath, read);
+    }
+    return read;
+  }
+}
+
+/** A file's live hash and lines (`readIndexable`); anything unusable says why, in the manifest's words. */
+async function readLive(context: SyncContext, relativePath: string): Promise<LiveFile> {
+  const read = readIndexable(context, relativePath);
+  if (read.kind === 'read') return { ok: true, sha256: read.sha256, lines: splitLines(read.text) };
+  if (read.kind === 'vanished') return { ok: false, reason: 'deleted' };
+  if (read.reason === 'secret-content' || read.reason === 'private-key' || read.reason === 'credential-file')
+    return { ok: false, reason: 'secret' };
+  return { ok: false, reason: read.reason };
+}

@@ -1,0 +1,270 @@
+import type { Database as SqlDatabase, SqlJsStatic, SqlValue, Statement } from 'sql.js';
+
+/** Above this size the rollback journal is a file in sql.js's file system instead of WebAssembly memory (always, see `configure`). */
+const fileJournalBytes = 0;
+
+/** Above this size the database is not vacuumed (VACUUM's copy must fit the 2 GB WebAssembly heap). */
+const maxVacuumBytes = 512 * 1024 * 1024;
+
+/**
+ * The one sql.js connection of an index, and nothing about its tables: pragmas, the prepared
+ * statement cache, transactions and savepoints, the change counter caches compare, the `meta`
+ * rows, and the bytes persistence writes. The parts (files, chunks, full text, embeddings) each
+ * own their tables and run their statements through it.
+ */
+export class Database {
+  private statements = new Map<string, Statement>();
+  private batchDepth = 0;
+  private journal: 'memory' | 'truncate' = 'memory';
+  private dirty = false;
+  private revisionCounter = 0;
+  private readonly configureHooks: Array<(db: SqlDatabase) => void> = [];
+  private readonly rollbackHooks: Array<() => void> = [];
+  private readonly commitHooks: Array<() => void> = [];
+
+  constructor(
+    readonly sql: SqlJsStatic,
+    private readonly db: SqlDatabase,
+  ) {}
+
+  /** The sql.js connection, for the parts' helpers that run their own statements and for tests. */
+  get connection(): SqlDatabase {
+    return this.db;
+  }
+
+  /** Runs `hook` at every `configure` (the first one, and after export and VACUUM, which reset functions and pragmas). */
+  onConfigure(hook: (db: SqlDatabase) => void): void {
+    this.configureHooks.push(hook);
+  }
+
+  /** Runs `hook` after a transaction rolled back, so caches of what it wrote are dropped. */
+  onRollback(hook: () => void): void {
+    this.rollbackHooks.push(hook);
+  }
+
+  /** Runs `hook` just before each commit or savepoint release, so a part writes what it kept pending (common-term counts). */
+  onBeforeCommit(hook: () => void): void {
+    this.commitHooks.push(hook);
+  }
+
+  private beforeCommit(): void {
+    for (const hook of this.commitHooks) hook();
+  }
+
+  /** Connection settings; also rerun after export and VACUUM, which reset them. */
+  configure(): void {
+    // Deleted rows are zeroed so nothing removed from the index lingers in free pages. The
+    // connection is the file's only user, so it holds the lock and keeps its page cache between
+    // transactions. The database file is itself in memory (sql.js's file system), so a page the
+    // cache lacks costs a copy, not a disk read: 32 MB of cache instead of 256 MB held the
+    // 5,000-file bench's peak WebAssembly heap down (it never shrinks), and the rollback journal
+    // is a file there too (JavaScript memory, freed when the transaction ends) instead of
+    // SQLite's memory journal in that heap (see `fitJournal`).
+    this.db.exec(
+      'PRAGMA secure_delete = ON; PRAGMA foreign_keys = OFF; PRAGMA journal_mode = TRUNCATE; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -32768; PRAGMA locking_mode = EXCLUSIVE;',
+    );
+    this.journal = 'truncate';
+    for (const hook of this.configureHooks) hook(this.db);
+  }
+
+  /**
+   * SQLite's memory journal lives in the WebAssembly heap (2 GB with the page cache), and one
+   * FTS4 merge in a large index journals every page it frees (secure_delete zeroes them); a
+   * 50,000-file cold index ran out of memory. Past `fileJournalBytes` the journal becomes a file
+   * in sql.js's in-memory file system (JavaScript memory), slower but unbounded. Called outside
+   * transactions only.
+   */
+  fitJournal(): void {
+    const wanted = this.byteSize() > fileJournalBytes ? 'truncate' : 'memory';
+    if (wanted === this.journal) return;
+    this.db.exec(`PRAGMA journal_mode = ${wanted.toUpperCase()}`);
+    this.journal = wanted;
+  }
+
+  private statement(sql: string): Statement {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
+      prepared = this.db.prepare(sql);
+      this.statements.set(sql, prepared);
+    }
+    return prepared;
+  }
+
+  /** Runs a cached statement. */
+  run(sql: string, params: SqlValue[] = []): void {
+    this.statement(sql).run(params);
+  }
+
+  /** Every row of a cached statement. */
+  all(sql: string, params: SqlValue[] = []): SqlValue[][] {
+    const prepared = this.statement(sql);
+    prepared.bind(params);
+    const rows: SqlValue[][] = [];
+    try {
+      while (prepared.step()) rows.push(prepared.get());
+    } finally {
+      prepared.reset();
+    }
+    return rows;
+  }
+
+  one(sql: string, params: SqlValue[] = []): SqlValue[] | undefined {
+    return this.all(sql, params)[0];
+  }
+
+  /** A statement run once and freed (its text holds literal values, so caching it would only grow the cache). */
+  once(sql: string, params: SqlValue[] = []): SqlValue[][] {
+    const prepared = this.db.prepare(sql);
+    try {
+      prepared.bind(params);
+      const rows: SqlValue[][] = [];
+      while (prepared.step()) rows.push(prepared.get());
+      return rows;
+    } finally {
+      prepared.free();
+    }
+  }
+
+  /** `once` for up to 64 values (the usual pool sizes get one cached statement each), else a statement run once. */
+  list(sql: string, params: SqlValue[]): SqlValue[][] {
+    return params.length <= 64 ? this.all(sql, params) : this.once(sql, params);
+  }
+
+  /** Statements without parameters or results (schema, pragmas). */
+  exec(sql: string): void {
+    this.db.exec(sql);
+  }
+
+  lastInsertRowid(): number {
+    return this.db.exec('SELECT last_insert_rowid()')[0].values[0][0] as number;
+  }
+
+  /**
+   * One file's change is atomic: on its own it is a transaction; inside `batch` it is a
+   * savepoint, so a failing file rolls back alone while the batch commits the others.
+   */
+  transaction<T>(work: () => T): T {
+    const nested = this.batchDepth > 0;
+    if (!nested) this.fitJournal();
+    this.db.exec(nested ? 'SAVEPOINT file_change' : 'BEGIN');
+    this.batchDepth++;
+    try {
+      const result = work();
+      this.beforeCommit();
+      this.batchDepth--;
+      this.db.exec(nested ? 'RELEASE file_change' : 'COMMIT');
+      this.markChanged();
+      return result;
+    } catch (error) {
+      this.batchDepth--;
+      this.db.exec(nested ? 'ROLLBACK TO file_change; RELEASE file_change' : 'ROLLBACK');
+      for (const hook of this.rollbackHooks) hook();
+      throw error;
+    }
+  }
+
+  /**
+   * Groups many per-file changes into one outer transaction. FTS4 flushes its pending terms
+   * once per commit, so committing per batch instead of per file avoids thousands of tiny
+   * index segments and their merges.
+   */
+  async batch<T>(work: () => Promise<T>): Promise<T> {
+    if (this.batchDepth > 0) return work();
+    this.fitJournal();
+    this.db.exec('BEGIN');
+    this.batchDepth++;
+    try {
+      const result = await work();
+      this.beforeCommit();
+      this.batchDepth--;
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      this.batchDepth--;
+      this.db.exec('ROLLBACK');
+      for (const hook of this.rollbackHooks) hook();
+      throw error;
+    }
+  }
+
+  /** Records a committed change: the file needs writing and caches derived from the tables are out of date. */
+  markChanged(): void {
+    this.dirty = true;
+    this.revisionCounter++;
+  }
+
+  /** Records a change that needs writing but alters no query's answer (a merge of index segments). */
+  markUnsaved(): void {
+    this.dirty = true;
+  }
+
+  /** Declares the on-disk copy current. */
+  markSaved(): void {
+    this.dirty = false;
+  }
+
+  get needsPersist(): boolean {
+    return this.dirty;
+  }
+
+  /** Grows with every committed change; caches derived from the tables compare it. */
+  get revision(): number {
+    return this.revisionCounter;
+  }
+
+  meta(key: string): string | undefined {
+    const value = this.one('SELECT value FROM meta WHERE key = ?', [key])?.[0];
+    return value === undefined || value === null ? undefined : String(value);
+  }
+
+  setMeta(key: string, value: string): void {
+    this.run('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)', [key, value]);
+  }
+
+  byteSize(): number {
+    return this.pragma('page_count') * this.pragma('page_size');
+  }
+
+  private pragma(name: 'page_count' | 'page_size' | 'freelist_count'): number {
+    return this.db.exec(`PRAGMA ${name}`)[0].values[0][0] as number;
+  }
+
+  /**
+   * Free pages (zeroed by secure_delete) would otherwise be written out; compacts when they are
+   * many. VACUUM builds its copy in the WebAssembly heap, so a very large index keeps its free
+   * pages for later writes instead.
+   */
+  vacuumIfSparse(): void {
+    const pages = this.pragma('page_count');
+    const free = this.pragma('freelist_count');
+    const incremental = this.db.exec('PRAGMA auto_vacuum')[0].values[0][0] === 2;
+    if (free > 64 && free * 10 > pages && incremental) {
+      // Moves pages from the end into the free ones and truncates: no copy of the database.
+      this.db.exec('PRAGMA incremental_vacuum');
+    } else if (free > 64 && free * 10 > pages && pages * this.pragma('page_size') <= maxVacuumBytes) {
+      this.clearStatements();
+      this.fitJournal();
+      this.db.exec('VACUUM');
+      this.configure();
+    }
+  }
+
+  /** The database file's bytes. */
+  exportBytes(): Uint8Array {
+    // export() frees prepared statements and resets pragmas, so both are rebuilt afterwards.
+    this.clearStatements();
+    const bytes = this.db.export();
+    this.configure();
+    return bytes;
+  }
+
+  private clearStatements(): void {
+    for (const prepared of this.statements.values()) prepared.free();
+    this.statements.clear();
+  }
+
+  close(): void {
+    this.clearStatements();
+    this.db.close();
+  }
+}

@@ -1,0 +1,265 @@
+import type { SqlValue } from 'sql.js';
+import type { ExclusionReason } from '../exclusion/reasons';
+import type { Database } from './database';
+import type { FileChange, FileNames, FileRow, IndexPart } from './fileChange';
+import { blobHex, hexBlob, optionalBlobHex, optionalHexBlob } from './hexBlob';
+
+export interface ProjectState {
+  root: string;
+  gitRoot: string | null;
+  branch: string | null;
+  head: string | null;
+  dirty: boolean;
+  changedPaths: string[];
+  indexedAt: number | null;
+  syncMs: number | null;
+  usedGit: boolean;
+  boundNotes: string[];
+}
+
+/**
+ * Each indexed path is stored once, here, and the other parts refer to it by `id`. No index on
+ * `path`: the catalog keeps the path ↔ id map in memory (`FileNames`), so an index would only
+ * store every path a second time. Hashes (`sha256`, `git_head`) are bytes.
+ */
+export const fileCatalogSchema = `
+CREATE TABLE project_states(
+  id INTEGER PRIMARY KEY CHECK (id = 1), root TEXT NOT NULL, git_root TEXT, branch TEXT, head BLOB,
+  dirty INTEGER NOT NULL DEFAULT 0, changed_paths TEXT NOT NULL DEFAULT '[]', indexed_at INTEGER,
+  sync_ms INTEGER, used_git INTEGER NOT NULL DEFAULT 0, bound_notes TEXT NOT NULL DEFAULT '[]');
+CREATE TABLE project_files(
+  id INTEGER PRIMARY KEY, path TEXT NOT NULL, sha256 BLOB NOT NULL, bytes INTEGER NOT NULL, mtime_ms INTEGER NOT NULL,
+  language TEXT NOT NULL, git_head BLOB, tracked INTEGER NOT NULL, modified INTEGER NOT NULL,
+  parser TEXT NOT NULL, parser_reason TEXT, indexed_at INTEGER NOT NULL);
+CREATE TABLE project_exclusions(path TEXT PRIMARY KEY, reason TEXT NOT NULL, detail TEXT) WITHOUT ROWID;
+`;
+
+const fileColumns = 'path, sha256, bytes, mtime_ms, language, git_head, tracked, modified, parser, parser_reason, indexed_at';
+
+function toFile(row: SqlValue[]): FileRow {
+  return {
+    path: row[0] as string,
+    sha256: blobHex(row[1]),
+    bytes: row[2] as number,
+    mtimeMs: row[3] as number,
+    language: row[4] as string,
+    gitHead: optionalBlobHex(row[5]),
+    tracked: row[6] === 1,
+    modified: row[7] === 1,
+    parser: row[8] as string,
+    parserReason: row[9] as string | null,
+    indexedAt: row[10] as number,
+  };
+}
+
+/** `text` for a LIKE pattern with `ESCAPE '\'`: its `%`, `_` and `\` match themselves. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, '\\$&');
+}
+
+/** The files part: which files are indexed (hash, size, mtime, git state, parser), which are left out and why, and the project's state row. */
+export class FileCatalog implements IndexPart, FileNames {
+  readonly tables = ['project_files', 'project_exclusions', 'project_states'] as const;
+  private ids: Map<string, number> | undefined;
+  private paths: Map<number, string> | undefined;
+
+  constructor(private readonly db: Database) {
+    // A rolled-back insert or delete may have changed the map: it is read again when next needed.
+    db.onRollback(() => {
+      this.ids = undefined;
+      this.paths = undefined;
+    });
+  }
+
+  private loadNames(): { ids: Map<string, number>; paths: Map<number, string> } {
+    if (!this.ids || !this.paths) {
+      const rows = this.db.all('SELECT id, path FROM project_files');
+      this.ids = new Map(rows.map((row) => [row[1] as string, row[0] as number]));
+      this.paths = new Map(rows.map((row) => [row[0] as number, row[1] as string]));
+    }
+    return { ids: this.ids, paths: this.paths };
+  }
+
+  idOf(path: string): number | undefined {
+    return this.loadNames().ids.get(path);
+  }
+
+  pathOf(id: number): string {
+    const path = this.loadNames().paths.get(id);
+    if (path === undefined) throw new Error(`no indexed file has id ${id}`);
+    return path;
+  }
+
+  /** The state row of a new index. */
+  initialize(root: string): void {
+    this.db.run('INSERT INTO project_states(id, root) VALUES (1, ?)', [root]);
+  }
+
+  files(): Map<string, FileRow> {
+    const rows = new Map<string, FileRow>();
+    for (const row of this.db.all(`SELECT ${fileColumns} FROM project_files ORDER BY path`)) {
+      const file = toFile(row);
+      rows.set(file.path, file);
+    }
+    return rows;
+  }
+
+  file(path: string): FileRow | undefined {
+    const id = this.idOf(path);
+    const row = id === undefined ? undefined : this.db.one(`SELECT ${fileColumns} FROM project_files WHERE id = ?`, [id]);
+    return row ? toFile(row) : undefined;
+  }
+
+  /** Writes a file's row (a new file, new content, or only a new mtime or git state) and returns its id. */
+  writeFile(file: FileRow): number {
+    const names = this.loadNames();
+    const known = names.ids.get(file.path);
+    this.db.run(`INSERT OR REPLACE INTO project_files(id, ${fileColumns}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, [
+      known ?? null,
+      file.path,
+      hexBlob(file.sha256),
+      file.bytes,
+      file.mtimeMs,
+      file.language,
+      optionalHexBlob(file.gitHead),
+      file.tracked ? 1 : 0,
+      file.modified ? 1 : 0,
+      file.parser,
+      file.parserReason,
+      file.indexedAt,
+    ]);
+    if (known !== undefined) return known;
+    const id = this.db.lastInsertRowid();
+    names.ids.set(file.path, id);
+    names.paths.set(id, file.path);
+    return id;
+  }
+
+  /** Writes the file's row first, so the parts after it have its id (`change.fileId`). */
+  replaceFile(change: FileChange): void {
+    if (change.file) change.fileId = this.writeFile(change.file);
+    this.db.run('DELETE FROM project_exclusions WHERE path = ?', [change.path]);
+  }
+
+  removeFile(change: FileChange): void {
+    this.db.run('DELETE FROM project_files WHERE id = ?', [change.fileId]);
+    const names = this.loadNames();
+    names.ids.delete(change.path);
+    names.paths.delete(change.fileId);
+  }
+
+  /** True when `exclusions` differ from the stored ones (so a sync that changed nothing leaves the store clean). */
+  exclusionsDiffer(exclusions: Array<{ path: string; reason: ExclusionReason; detail?: string }>): boolean {
+    const stored = this.db
+      .all('SELECT path, reason, detail FROM project_exclusions ORDER BY path')
+      .map((row) => `${row[0] as string}\0${row[1] as string}\0${(row[2] as string | null) ?? ''}`);
+    const unique = new Map(exclusions.map((exclusion) => [exclusion.path, exclusion]));
+    const next = [...unique.values()]
+      .map((exclusion) => `${exclusion.path}\0${exclusion.reason}\0${exclusion.detail ?? ''}`)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return stored.length !== next.length || stored.some((entry, index) => entry !== next[index]);
+  }
+
+  writeExclusions(exclusions: Array<{ path: string; reason: ExclusionReason; detail?: string }>): void {
+    this.db.run('DELETE FROM project_exclusions');
+    for (const exclusion of exclusions) {
+      this.db.run('INSERT OR REPLACE INTO project_exclusions(path, reason, detail) VALUES (?,?,?)', [
+        exclusion.path,
+        exclusion.reason,
+        exclusion.detail ?? null,
+      ]);
+    }
+  }
+
+  exclusionCounts(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const row of this.db.all('SELECT reason, COUNT(*) FROM project_exclusions GROUP BY reason ORDER BY reason'))
+      counts[row[0] as string] = row[1] as number;
+    return counts;
+  }
+
+  exclusion(path: string): { reason: string; detail: string | null } | undefined {
+    const row = this.db.one('SELECT reason, detail FROM project_exclusions WHERE path = ?', [path]);
+    return row ? { reason: row[0] as string, detail: row[1] as string | null } : undefined;
+  }
+
+  state(): ProjectState {
+    const row = this.db.one(
+      'SELECT root, git_root, branch, head, dirty, changed_paths, indexed_at, sync_ms, used_git, bound_notes FROM project_states WHERE id = 1',
+    ) as SqlValue[];
+    return {
+      root: row[0] as string,
+      gitRoot: row[1] as string | null,
+      branch: row[2] as string | null,
+      head: optionalBlobHex(row[3]),
+      dirty: row[4] === 1,
+      changedPaths: JSON.parse(row[5] as string) as string[],
+      indexedAt: row[6] as number | null,
+      syncMs: row[7] as number | null,
+      usedGit: row[8] === 1,
+      boundNotes: JSON.parse(row[9] as string) as string[],
+    };
+  }
+
+  writeState(state: ProjectState): void {
+    this.db.run(
+      'UPDATE project_states SET root = ?, git_root = ?, branch = ?, head = ?, dirty = ?, changed_paths = ?, indexed_at = ?, sync_ms = ?, used_git = ?, bound_notes = ? WHERE id = 1',
+      [
+        state.root,
+        state.gitRoot,
+        state.branch,
+        optionalHexBlob(state.head),
+        state.dirty ? 1 : 0,
+        JSON.stringify(state.changedPaths),
+        state.indexedAt,
+        state.syncMs,
+        state.usedGit ? 1 : 0,
+        JSON.stringify(state.boundNotes),
+      ],
+    );
+  }
+
+  /** Indexed paths equal to `directory` or under it ('' is the whole project), sorted. */
+  pathsUnder(directory: string): string[] {
+    if (directory === '') return this.db.all('SELECT path FROM project_files ORDER BY path').map((row) => row[0] as string);
+    const rows = this.db.all("SELECT path FROM project_files WHERE path LIKE ? ESCAPE '\\' ORDER BY path", [`${escapeLike(directory)}/%`]);
+    return rows.map((row) => row[0] as string);
+  }
+
+  /** Paths ending in `/tail` (at most 32, sorted). */
+  pathsEndingWith(tail: string): string[] {
+    return this.db
+      .all("SELECT path FROM project_files WHERE path LIKE ? ESCAPE '\\' ORDER BY path LIMIT 32", [`%/${escapeLike(tail)}`])
+      .map((row) => row[0] as string)
+      .filter((path) => path.endsWith(`/${tail}`));
+  }
+
+  /** Paths holding `base` followed by an extension or a folder separator (at most 64, sorted): where a module may live. */
+  pathsContainingModule(base: string): string[] {
+    const escaped = escapeLike(base);
+    return this.db
+      .all("SELECT path FROM project_files WHERE path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\' ORDER BY path LIMIT 64", [
+        `%${escaped}.%`,
+        `%${escaped}/%`,
+      ])
+      .map((row) => row[0] as string);
+  }
+
+  parserCoverage(): Array<{ language: string; parser: string; reason: string | null; files: number }> {
+    return this.db
+      .all(
+        'SELECT language, parser, parser_reason, COUNT(*) FROM project_files GROUP BY language, parser, parser_reason ORDER BY language, parser',
+      )
+      .map((row) => ({
+        language: row[0] as string,
+        parser: row[1] as string,
+        reason: row[2] as string | null,
+        files: row[3] as number,
+      }));
+  }
+
+  counts(): { files: number; exclusions: number } {
+    const row = this.db.one('SELECT (SELECT COUNT(*) FROM project_files), (SELECT COUNT(*) FROM project_exclusions)') as SqlValue[];
+    return { files: row[0] as number, exclusions: row[1] as number };
+  }
+}

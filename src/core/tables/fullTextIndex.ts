@@ -1,0 +1,259 @@
+import { ColumnLengths } from '../columnLengths';
+import { CommonTermCounts, commonTermsSchema, documentCount } from '../commonTerms';
+import { declareRowFunction, withRowFunction } from '../sqlite';
+import { buildVocabulary, decodeWords, encodeWords, readVarints } from '../termCodes';
+import { bm25, bm25WithIdf, fullTextWeights } from './bm25';
+import type { Database } from './database';
+import type { FileChange, IndexPart } from './fileChange';
+
+/**
+ * The index proper, `search_index`, and what deleting from it needs: per chunk (`docid`, the
+ * chunk's id) its words as positions into its file's vocabulary, per file (by id) that vocabulary.
+ * `search_terms`, the external content, holds a row only while it is being deleted.
+ */
+export const fullTextSchema = `
+CREATE TABLE search_terms(docid INTEGER PRIMARY KEY, body TEXT NOT NULL, path TEXT NOT NULL, idents TEXT NOT NULL);
+CREATE TABLE search_vocabulary(file_id INTEGER PRIMARY KEY, words TEXT NOT NULL);
+CREATE TABLE search_codes(docid INTEGER PRIMARY KEY, body BLOB NOT NULL, idents BLOB NOT NULL);
+CREATE VIRTUAL TABLE search_index USING fts4(content="search_terms", body, path, idents, tokenize=unicode61 "tokenchars=_");
+`;
+
+/** What the FTS `path` column holds for a file: its path with separators as spaces. */
+function pathTerms(path: string): string {
+  return path.replace(/[/._-]+/g, ' ');
+}
+
+/**
+ * Document counts already read, valid while the index's revision stands: the count of a word
+ * not in `CommonTermCounts` costs a walk over its list, and a session's requests share words.
+ */
+export interface StatisticsCache {
+  revision: number;
+  documents: number | undefined;
+  terms: Map<string, number[]>;
+}
+const maxCachedTerms = 4096;
+
+/**
+ * The full-text part: the FTS4 index `search_index` over external content `search_terms`, the
+ * words each chunk indexed (`search_vocabulary`, `search_codes`, see `termCodes.ts`), the common
+ * words' counts (`search_common_terms`) and the column lengths bm25 uses, with their caches.
+ */
+export class FullTextIndex implements IndexPart {
+  readonly tables = [
+    'search_terms',
+    'search_vocabulary',
+    'search_codes',
+    'search_index',
+    'search_index_docsize',
+    'search_index_stat',
+    'search_index_segdir',
+    'search_index_segments',
+    'search_common_terms',
+  ] as const;
+
+  /** Token counts per full-text column of every row, for ranking (see `rankFullText`). */
+  private readonly columnLengths: ColumnLengths;
+  /** Chunk counts of the common words, for ranking (see `commonTermCounts`). */
+  private readonly commonTerms: CommonTermCounts;
+  private statistics: StatisticsCache = { revision: -1, documents: undefined, terms: new Map() };
+
+  constructor(private readonly db: Database) {
+    this.columnLengths = new ColumnLengths(db.connection, fullTextWeights.length);
+    this.commonTerms = new CommonTermCounts(db.connection, {
+      get: () => db.meta('common_terms'),
+      set: (value) => db.setMeta('common_terms', value),
+    });
+    db.onRollback(() => this.commonTerms.reset());
+    db.onBeforeCommit(() => this.commonTerms.flush());
+    db.onConfigure((connection) => {
+      // The same tokenizer as the index, to count tokens exactly (see dropRows).
+      connection.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.pk_tokenizer USING fts3tokenize('unicode61', 'tokenchars=_')`);
+      // Added after schema 2 without a rebuild: an index without it builds it at its next sync.
+      connection.exec(commonTermsSchema);
+      // bm25 inside SQLite, so ranking a full-text query does not copy every matching row out.
+      const counts = (info: unknown) =>
+        info instanceof Uint8Array ? new Uint32Array(info.buffer, info.byteOffset, info.byteLength >>> 2) : undefined;
+      connection.create_function('pk_bm25', (info: unknown) => {
+        const values = counts(info);
+        return values ? bm25(values, fullTextWeights) : 0;
+      });
+      declareRowFunction(db.sql, connection);
+    });
+  }
+
+  /**
+   * Deletes chunks from the full-text index. FTS4 re-tokenizes the stored row to know which
+   * entries to delete and subtracts its token count from the column totals bm25 relies on; the
+   * stored row holds each distinct word once, so it is padded with a filler word up to the
+   * chunk's real token count (from `search_index_docsize`) to keep those totals exact.
+   */
+  private dropRows(change: FileChange): void {
+    const { path, retiredChunkIds: rowids } = change;
+    if (rowids.length === 0) return;
+    const stored = this.db.one('SELECT words FROM search_vocabulary WHERE file_id = ?', [change.fileId])?.[0] as string | undefined;
+    const vocabulary = (stored ?? '').split(' ');
+    for (const rowid of rowids) {
+      const stored = this.db.one(
+        'SELECT c.body, c.idents, d.size FROM search_codes c JOIN search_index_docsize d ON d.docid = c.docid WHERE c.docid = ?',
+        [rowid],
+      );
+      if (stored) {
+        const words = decodeWords(stored[0] as Uint8Array, vocabulary);
+        const identifiers = decodeWords(stored[1] as Uint8Array, vocabulary);
+        const indexedTokens = readVarints(stored[2] as Uint8Array)[0] ?? 0;
+        const storedTokens = this.db.one('SELECT COUNT(*) FROM temp.pk_tokenizer WHERE input = ?', [words])?.[0] as number;
+        const body = indexedTokens > storedTokens ? `${words}${' pkpad'.repeat(indexedTokens - storedTokens)}` : words;
+        // The words exist as a row only for this delete: FTS4 reads them to know what to remove.
+        this.db.run('INSERT OR REPLACE INTO search_terms(docid, body, path, idents) VALUES (?,?,?,?)', [
+          rowid,
+          body,
+          pathTerms(path),
+          identifiers,
+        ]);
+        this.db.run('DELETE FROM search_index WHERE docid = ?', [rowid]);
+        this.columnLengths.touch(rowid);
+        this.commonTerms.adjust([words, pathTerms(path), identifiers], -1);
+        this.db.run('DELETE FROM search_terms WHERE docid = ?', [rowid]);
+      }
+      this.db.run('DELETE FROM search_codes WHERE docid = ?', [rowid]);
+    }
+  }
+
+  replaceFile(change: FileChange): void {
+    this.dropRows(change);
+    const vocabulary = buildVocabulary(change.snippets.flatMap((snippet) => [snippet.terms.words, snippet.terms.identifierParts]));
+    const positions = new Map(vocabulary.map((word, index) => [word, index]));
+    this.db.run('INSERT OR REPLACE INTO search_vocabulary(file_id, words) VALUES (?, ?)', [change.fileId, vocabulary.join(' ')]);
+    const pathText = pathTerms(change.path);
+    change.snippets.forEach((snippet, index) => {
+      const rowid = change.chunkIds[index];
+      this.db.run('INSERT INTO search_codes(docid, body, idents) VALUES (?,?,?)', [
+        rowid,
+        encodeWords(snippet.terms.words, positions),
+        encodeWords(snippet.terms.identifierParts, positions),
+      ]);
+      this.db.run('INSERT INTO search_index(docid, body, path, idents) VALUES (?,?,?,?)', [
+        rowid,
+        snippet.indexText,
+        pathText,
+        snippet.terms.identifierParts,
+      ]);
+      this.columnLengths.touch(rowid);
+      this.commonTerms.adjust([snippet.indexText, pathText, snippet.terms.identifierParts], 1);
+    });
+  }
+
+  removeFile(change: FileChange): void {
+    this.dropRows(change);
+    this.db.run('DELETE FROM search_vocabulary WHERE file_id = ?', [change.fileId]);
+  }
+
+  /** Merges the full-text index into one segment: smaller and faster to query. */
+  optimize(): void {
+    this.db.fitJournal();
+    this.db.exec("INSERT INTO search_index(search_index) VALUES ('optimize')");
+    this.db.markUnsaved();
+  }
+
+  /** True when the common words' counts are not kept (a large sync, or never built); see `refreshCommonTerms`. */
+  get commonTermsStale(): boolean {
+    return this.commonTerms.stale;
+  }
+
+  /** Rebuilds the common words' counts (one pass over the index) when they are stale, or now with another `floor` (tests keep every word with 1). */
+  refreshCommonTerms(floor?: number): void {
+    if (floor === undefined && !this.commonTerms.stale) return;
+    this.db.fitJournal();
+    this.commonTerms.refresh(floor);
+    this.db.markChanged();
+  }
+
+  /** Stored chunk counts per full-text column for those of `terms` (bare tokens) that are common. */
+  commonTermCounts(terms: string[]): Map<string, number[]> {
+    return this.commonTerms.counts(terms, fullTextWeights.length);
+  }
+
+  /** Rows in the full-text index. */
+  documentCount(): number {
+    return documentCount(this.db.connection);
+  }
+
+  /** The document counts read since the index last changed (see `StatisticsCache`); the caller fills it. */
+  statisticsCache(): StatisticsCache {
+    const revision = this.db.revision;
+    if (this.statistics.revision !== revision || this.statistics.terms.size > maxCachedTerms)
+      this.statistics = { revision, documents: undefined, terms: new Map() };
+    return this.statistics;
+  }
+
+  /**
+   * The best full-text matches, by bm25 from FTS4 `matchinfo('pcnalx')` (weights favour
+   * identifiers and paths over body words). The score is computed and sorted inside SQLite, so
+   * only the kept rows cross into JavaScript.
+   */
+  fullText(matchExpression: string, limit: number): Array<{ rowid: number; bm25: number }> {
+    return this.db
+      .all(
+        "SELECT docid, pk_bm25(matchinfo(search_index, 'pcnalx')) AS score FROM search_index WHERE search_index MATCH ? ORDER BY score DESC, docid LIMIT ?",
+        [matchExpression, limit],
+      )
+      .map((row) => ({ rowid: row[0] as number, bm25: row[1] as number }));
+  }
+
+  /**
+   * Chunks holding each of `terms` (MATCH phrases), per full-text column: FTS4's
+   * `matchinfo('ncx')` of any one matching row carries them all, each phrase's list walked once.
+   * All zero when no row matches; throws when FTS4 rejects the expression.
+   */
+  termDocumentCounts(terms: string[]): number[][] {
+    const columns = fullTextWeights.length;
+    const blob = this.db.connection.exec("SELECT matchinfo(search_index, 'ncx') FROM search_index WHERE search_index MATCH ? LIMIT 1", [
+      terms.join(' OR '),
+    ])[0]?.values[0]?.[0];
+    const info =
+      blob instanceof Uint8Array ? new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength)) : undefined;
+    return terms.map((_, phrase) => Array.from({ length: columns }, (_, column) => info?.[2 + 3 * (phrase * columns + column) + 2] ?? 0));
+  }
+
+  /** Row ids of the first `limit` chunks matching, by row id (no ranking, no per-row statistics). */
+  matchingRowids(matchExpression: string, limit: number): number[] {
+    return this.db
+      .all('SELECT docid FROM search_index WHERE search_index MATCH ? LIMIT ?', [matchExpression, limit])
+      .map((row) => row[0] as number);
+  }
+
+  /**
+   * As `fullText`, with the document frequencies already known (`idf` per phrase and column, in
+   * expression order; 0 ignores a phrase), so FTS4 only reads each row's own hits
+   * (`matchinfo('pcy')`) instead of walking every phrase's whole list for its totals; the row's
+   * column lengths come from `ColumnLengths` instead of a docsize lookup per row. The scores of
+   * the matching rows in `include` are returned too, whatever their rank: the scoring function
+   * notes them as SQLite calls it, so no second query (or window sort) is needed.
+   */
+  rankFullText(
+    query: { expression: string; idf: number[] },
+    limit: number,
+    include: Iterable<number> = [],
+  ): { hits: Array<{ rowid: number; bm25: number }>; included: Map<number, number> } {
+    const { lengths, averages } = this.columnLengths.current();
+    const columns = this.columnLengths.columns;
+    const wanted = new Set(include);
+    const included = new Map<number, number>();
+    const rows = withRowFunction(
+      (_bytes, words, pointer, size, docid) => {
+        // matchinfo's values are 32-bit words, aligned as SQLite allocated them.
+        if (pointer % 4 !== 0 || size < 8) return 0;
+        const score = bm25WithIdf(words, pointer / 4, query.idf, fullTextWeights, lengths, docid * columns, averages);
+        if (wanted.has(docid)) included.set(docid, score);
+        return score;
+      },
+      () =>
+        this.db.all(
+          "SELECT docid, pk_row(matchinfo(search_index, 'pcy'), docid) AS score FROM search_index WHERE search_index MATCH ? ORDER BY score DESC, docid LIMIT ?",
+          [query.expression, limit],
+        ),
+    );
+    return { hits: rows.map((row) => ({ rowid: row[0] as number, bm25: row[1] as number })), included };
+  }
+}
