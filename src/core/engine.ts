@@ -1,5 +1,5 @@
 import { canonicalRoot } from './discovery';
-import { sha256Hex } from './hashing';
+import { projectIdOf } from './hashing';
 import { formatHealth, healthOf, type Health } from './health';
 import { resolveOptions, type EngineOptions, type IndexBounds } from './options';
 import type { ChunkParser } from './parsing/chunkParser';
@@ -128,7 +128,7 @@ export class ProjectEngine {
     const { store, discardedReason, loaded } = opened;
     const context: SyncContext = {
       root,
-      projectId: sha256Hex(root).slice(0, 16),
+      projectId: projectIdOf(root),
       options,
       ports: input.ports,
       store,

@@ -3,7 +3,7 @@ import { discover, type Exclusion } from './discovery';
 import type { ExclusionReason } from './exclusion/reasons';
 import { findSecretlintSecret } from './exclusion/secretlintLayer';
 import { readGitState } from './gitState';
-import { idOf } from './hashing';
+import { chunkIdOf, symbolIdOf } from './hashing';
 import { languageForPath } from './language';
 import type { ParsedChunk } from './parsing/chunkParser';
 import { readIndexable } from './liveFile';
@@ -119,12 +119,10 @@ function snippetRow(
 ): NewSnippet {
   const text = lines.slice(chunk.startLine - 1, chunk.endLine).join('\n');
   const symbol = chunk.symbol;
-  const symbolId = symbol
-    ? idOf(context.projectId, relativePath, fileHash, symbol.startLine, symbol.endLine, symbol.kind, symbol.qualifiedName)
-    : null;
+  const symbolId = symbol ? symbolIdOf(context.projectId, relativePath, fileHash, symbol) : null;
   const identifiers = symbol ? [symbol.name, symbol.qualifiedName.replace(/\./g, ' ')] : [];
   return {
-    id: idOf(context.projectId, relativePath, fileHash, chunk.startLine, chunk.endLine, symbolId ?? '').slice(0, 32),
+    id: chunkIdOf(context.projectId, relativePath, fileHash, chunk.startLine, chunk.endLine, symbolId),
     path: relativePath,
     fileHash,
     startLine: chunk.startLine,
