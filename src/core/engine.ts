@@ -1,5 +1,5 @@
 import { canonicalRoot } from './discovery';
-import { sha256Hex } from './hashing';
+import { projectIdOf } from './hashing';
 import { formatHealth, healthOf, type Health } from './health';
 import { resolveOptions, type EngineOptions, type IndexBounds } from './options';
 import type { ChunkParser } from './parsing/chunkParser';
@@ -155,7 +155,7 @@ export class ProjectEngine {
     const options = resolveOptions(input.options);
     const opened = await IndexStore.open(input.dbPath, root, input.ports, { lockTimeoutMs: input.lockTimeoutMs });
     const { store, discardedReason, loaded } = opened;
-    const projectId = sha256Hex(root).slice(0, 16);
+    const projectId = projectIdOf(root);
     const parsers = new ParserChain(input.parsers ?? []);
     const recipes = parsers.recipes();
     const analyzer =

@@ -8,3 +8,30 @@ export function sha256Hex(data: Uint8Array | string): string {
 export function idOf(...fields: Array<string | number>): string {
   return sha256Hex(fields.map(String).join('\0'));
 }
+
+/** A project's id: a short digest of its canonical root, part of every chunk and symbol id. */
+export function projectIdOf(root: string): string {
+  return sha256Hex(root).slice(0, 16);
+}
+
+/** A declaration's id: its project, file and content, lines, kind and qualified name. */
+export function symbolIdOf(
+  projectId: string,
+  path: string,
+  fileHash: string,
+  symbol: { startLine: number; endLine: number; kind: string; qualifiedName: string },
+): string {
+  return idOf(projectId, path, fileHash, symbol.startLine, symbol.endLine, symbol.kind, symbol.qualifiedName);
+}
+
+/** A chunk's id: its project, file and content, lines and declaration (32 hex digits). */
+export function chunkIdOf(
+  projectId: string,
+  path: string,
+  fileHash: string,
+  startLine: number,
+  endLine: number,
+  symbolId: string | null,
+): string {
+  return idOf(projectId, path, fileHash, startLine, endLine, symbolId ?? '').slice(0, 32);
+}

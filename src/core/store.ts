@@ -11,6 +11,7 @@ import {
   type FileIdentity,
 } from './databaseFile';
 import type { ExclusionReason } from './exclusion/reasons';
+import { projectIdOf } from './hashing';
 import type { EnginePorts } from './ports';
 import { loadSqlite } from './sqlite';
 import { nodeDatabaseFileIo } from './storage/fileIo';
@@ -30,10 +31,11 @@ export type { ProjectState } from './tables/fileCatalog';
 /**
  * Bumped whenever the tables change, or the exclusion rules widen (3: more secret formats and
  * secretlint; 4: the compact schema, integer file and chunk ids, hashes as bytes, each path and
- * each declaration stored once), so rows admitted by older rules go; an older file is discarded
+ * each declaration stored once; 5: a file's full-text terms in one deflated blob, its hash once
+ * for its chunks, chunk and symbol ids computed instead of stored), so rows admitted by older rules go; an older file is discarded
  * and rebuilt, never migrated.
  */
-export const schemaVersion = 4;
+export const schemaVersion = 5;
 
 /**
  * The meta row that marks a SQLite file as a Project Knowledge index, so `--db` replaces only
@@ -90,11 +92,12 @@ export class IndexStore {
 
   private constructor(
     private readonly db: Database,
+    root: string,
     readonly dbPath: string | undefined,
     private readonly ports: EnginePorts,
   ) {
     this.catalog = new FileCatalog(db);
-    this.chunks = new ChunkTable(db, this.catalog);
+    this.chunks = new ChunkTable(db, this.catalog, projectIdOf(root));
     this.search = new FullTextIndex(db);
     this.embeddings = new EmbeddingTable(db, this.catalog);
     this.parts = [this.catalog, this.chunks, this.search, this.embeddings];
@@ -116,7 +119,7 @@ export class IndexStore {
     const io = ports.databaseFiles ?? nodeDatabaseFileIo;
     let persistence: PagePersistence | undefined;
     const opened = (db: SqlDatabase) => {
-      const store = new IndexStore(new Database(SQL, db), dbPath, ports);
+      const store = new IndexStore(new Database(SQL, db), root, dbPath, ports);
       store.diskIdentity = identity;
       store.lockTimeoutMs = lockTimeoutMs;
       store.persistence = persistence ?? store.attachFile(db, io);

@@ -4,7 +4,7 @@ import { sniffContent } from './exclusion/contentRules';
 import type { ExclusionReason } from './exclusion/reasons';
 import { findSecretlintSecret } from './exclusion/secretlintLayer';
 import { readGitState } from './gitState';
-import { idOf, sha256Hex } from './hashing';
+import { chunkIdOf, sha256Hex, symbolIdOf } from './hashing';
 import { languageForPath } from './language';
 import type { ParsedChunk } from './parsing/chunkParser';
 import type { AnalysisContext, FileAnalysis, FileRows } from './fileAnalysis';
@@ -137,12 +137,10 @@ function snippetRow(
 ): NewSnippet {
   const text = lines.slice(chunk.startLine - 1, chunk.endLine).join('\n');
   const symbol = chunk.symbol;
-  const symbolId = symbol
-    ? idOf(context.projectId, relativePath, fileHash, symbol.startLine, symbol.endLine, symbol.kind, symbol.qualifiedName)
-    : null;
+  const symbolId = symbol ? symbolIdOf(context.projectId, relativePath, fileHash, symbol) : null;
   const identifiers = symbol ? [symbol.name, symbol.qualifiedName.replace(/\./g, ' ')] : [];
   return {
-    id: idOf(context.projectId, relativePath, fileHash, chunk.startLine, chunk.endLine, symbolId ?? '').slice(0, 32),
+    id: chunkIdOf(context.projectId, relativePath, fileHash, chunk.startLine, chunk.endLine, symbolId),
     path: relativePath,
     fileHash,
     startLine: chunk.startLine,

@@ -193,16 +193,14 @@ describe('compact schema', () => {
     expect('UPDATE project_snippets SET stale = 1', 'project_snippets_file');
     expect('DELETE FROM project_symbols WHERE file_id = ?', 'project_symbols_file');
     expect('DELETE FROM derived_embeddings WHERE file_id = ?', 'PRIMARY KEY (file_id=?)');
-    expect('SELECT words FROM search_vocabulary WHERE file_id = ?', 'INTEGER PRIMARY KEY');
-    expect(
-      'SELECT c.body, c.idents, d.size FROM search_codes c',
-      'SEARCH c USING INTEGER PRIMARY KEY',
-      'SEARCH d USING INTEGER PRIMARY KEY',
+    expect('SELECT terms FROM search_vocabulary WHERE file_id = ?', 'INTEGER PRIMARY KEY');
+    expect('SELECT size FROM search_index_docsize WHERE docid = ?', 'INTEGER PRIMARY KEY');
+    const byName = [...statements].filter((sql) =>
+      /FROM project_symbols s JOIN project_chunk_hashes h ON h\.file_id = s\.file_id WHERE s\.(?:name|qualified_name) = \?/.test(sql),
     );
-    const byName = [...statements].filter((sql) => /FROM project_symbols WHERE (?:name|qualified_name) = \?/.test(sql));
     assert.ok(byName.length > 0, 'symbols were looked up by name');
     for (const sql of byName) {
-      const index = sql.includes('WHERE name = ?') ? 'project_symbols_name' : 'project_symbols_qualified';
+      const index = sql.includes('WHERE s.name = ?') ? 'project_symbols_name' : 'project_symbols_qualified';
       assert.ok(plan(db, sql).join(' | ').includes(`INDEX ${index}`), `${sql} uses ${index}`);
     }
     const declarations = [...statements].filter((sql) => sql.includes('FROM project_symbols s JOIN project_snippets c'));

@@ -1,40 +1,45 @@
 import type { SqlValue } from 'sql.js';
 import type { Database } from './database';
 import type { FileChange, FileNames, IndexPart, SnippetRow, SymbolRow } from './fileChange';
+import { chunkIdOf, symbolIdOf } from '../hashing';
 import { blobHex, hexBlob } from './hexBlob';
 import { compareText } from './textOrder';
 
 /**
  * Chunks and symbols refer to their file by id (the path is stored once, by the file part), keep
- * hashes and ids as bytes, and a declaration's fields once, in `project_symbols`: a chunk points
+ * ids as bytes, a file's hash once per file (`project_chunk_hashes`: its current chunks' and its
+ * stale chunks'), and a declaration's fields once, in `project_symbols`: a chunk points
  * at its symbol. A chunk's kind, parser and parser version take one of a handful of values, so
  * they are stored once each in `project_chunk_formats` and a chunk names its format. Indexes:
  * chunks by file (each file's change, its current chunks) and by symbol (declarations by name),
  * symbols by name, by qualified name and by file; nothing else is looked up by value.
  */
 export const chunkTableSchema = `
+CREATE TABLE project_chunk_hashes(file_id INTEGER PRIMARY KEY, current BLOB NOT NULL, previous BLOB);
 CREATE TABLE project_chunk_formats(
   id INTEGER PRIMARY KEY, chunk_kind TEXT NOT NULL, parser TEXT NOT NULL, parser_version TEXT NOT NULL);
 CREATE TABLE project_snippets(
-  id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, stale INTEGER NOT NULL DEFAULT 0, chunk_key BLOB NOT NULL,
-  file_hash BLOB NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, tokens INTEGER NOT NULL,
+  id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, stale INTEGER NOT NULL DEFAULT 0,
+  start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, tokens INTEGER NOT NULL,
   format INTEGER NOT NULL, symbol INTEGER, imports TEXT, refs TEXT);
 CREATE INDEX project_snippets_file ON project_snippets(file_id, stale);
 CREATE INDEX project_snippets_symbol ON project_snippets(symbol) WHERE symbol IS NOT NULL;
 CREATE TABLE project_symbols(
-  id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, symbol_key BLOB NOT NULL, name TEXT NOT NULL,
+  id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, name TEXT NOT NULL,
   qualified_name TEXT NOT NULL, kind TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
-  signature TEXT, parent TEXT, file_hash BLOB NOT NULL);
+  signature TEXT, parent TEXT);
 CREATE INDEX project_symbols_name ON project_symbols(name);
 CREATE INDEX project_symbols_qualified ON project_symbols(qualified_name);
 CREATE INDEX project_symbols_file ON project_symbols(file_id);
 `;
 
-const snippetColumns = `c.id, c.chunk_key, c.file_id, c.file_hash, c.start_line, c.end_line, c.tokens, c.stale, c.format,
-  s.symbol_key, s.name, s.kind, s.qualified_name, s.signature, s.parent, s.start_line, s.end_line, c.imports, c.refs`;
-const snippetSource = 'project_snippets c LEFT JOIN project_symbols s ON s.id = c.symbol';
+const snippetColumns = `c.id, NULL, c.file_id, CASE c.stale WHEN 0 THEN h.current ELSE h.previous END, c.start_line, c.end_line, c.tokens, c.stale, c.format,
+  s.id, s.name, s.kind, s.qualified_name, s.signature, s.parent, s.start_line, s.end_line, c.imports, c.refs`;
+const snippetSource =
+  'project_snippets c JOIN project_chunk_hashes h ON h.file_id = c.file_id LEFT JOIN project_symbols s ON s.id = c.symbol';
 
-const symbolColumns = 'symbol_key, file_id, name, qualified_name, kind, start_line, end_line, signature, parent, file_hash';
+const symbolColumns = 's.id, s.file_id, s.name, s.qualified_name, s.kind, s.start_line, s.end_line, s.signature, s.parent, h.current';
+const symbolSource = 'project_symbols s JOIN project_chunk_hashes h ON h.file_id = s.file_id';
 
 interface ChunkFormat {
   chunkKind: string;
@@ -54,15 +59,50 @@ function byPath<T extends { path: string }>(rows: T[]): T[] {
     .map((entry) => entry.row);
 }
 
+/** Chunks by path, first line, (with `byEnd`) last line, then id: the id is computed, so this order is kept in JavaScript. */
+function chunkOrder(rows: SnippetRow[], byEnd: boolean): SnippetRow[] {
+  return rows.sort(
+    (a, b) => compareText(a.path, b.path) || a.startLine - b.startLine || (byEnd ? a.endLine - b.endLine : 0) || compareText(a.id, b.id),
+  );
+}
+
+/**
+ * A chunk's references are stored one per line rather than as JSON (a fifth of the chunk rows'
+ * bytes on the bench corpus), when every name allows it; `referencesFromStored` gives the JSON back.
+ */
+function referencesToStored(refs: string | null): string | null {
+  if (refs === null) return null;
+  try {
+    const names: unknown = JSON.parse(refs);
+    if (
+      Array.isArray(names) &&
+      names.length > 0 &&
+      names.every((name) => typeof name === 'string' && name.length > 0 && !name.includes('\n')) &&
+      !(names[0] as string).startsWith('[')
+    )
+      return names.join('\n');
+  } catch {
+    // Not JSON: kept as it came.
+  }
+  return refs;
+}
+
+function referencesFromStored(stored: SqlValue): string | null {
+  if (typeof stored !== 'string') return null;
+  return stored.startsWith('[') ? stored : JSON.stringify(stored.split('\n'));
+}
+
 /** The chunks and symbols part: each file's chunks (ranges, hashes, token estimates, declarations) and its symbols. */
 export class ChunkTable implements IndexPart {
-  readonly tables = ['project_chunk_formats', 'project_snippets', 'project_symbols'] as const;
+  readonly tables = ['project_chunk_hashes', 'project_chunk_formats', 'project_snippets', 'project_symbols'] as const;
   private formats: Map<number, ChunkFormat> | undefined;
   private formatIds: Map<string, number> | undefined;
 
   constructor(
     private readonly db: Database,
     private readonly names: FileNames,
+    /** Part of every chunk and symbol id, which are computed from the row, not stored (`chunkIdOf`, `symbolIdOf`). */
+    private readonly projectId: string,
   ) {
     db.onRollback(() => {
       this.formats = undefined;
@@ -102,44 +142,60 @@ export class ChunkTable implements IndexPart {
 
   private toSnippet(row: SqlValue[]): SnippetRow {
     const format = this.loadFormats().formats.get(row[8] as number);
-    const declared = row[9] !== null;
+    const path = this.names.pathOf(row[2] as number);
+    const fileHash = blobHex(row[3]);
+    const startLine = row[4] as number;
+    const endLine = row[5] as number;
+    const kind = row[11] as string | null;
+    const qualifiedName = row[12] as string | null;
+    const symbolStart = row[15] as number | null;
+    const symbolEnd = row[16] as number | null;
+    const symbolId =
+      row[9] !== null && kind !== null && qualifiedName !== null && symbolStart !== null && symbolEnd !== null
+        ? symbolIdOf(this.projectId, path, fileHash, { startLine: symbolStart, endLine: symbolEnd, kind, qualifiedName })
+        : null;
     return {
       rowid: row[0] as number,
-      id: blobHex(row[1]),
-      path: this.names.pathOf(row[2] as number),
-      fileHash: blobHex(row[3]),
-      startLine: row[4] as number,
-      endLine: row[5] as number,
+      id: chunkIdOf(this.projectId, path, fileHash, startLine, endLine, symbolId),
+      path,
+      fileHash,
+      startLine,
+      endLine,
       tokens: row[6] as number,
       stale: row[7] === 1,
       chunkKind: format?.chunkKind ?? 'window',
       parser: format?.parser ?? '',
       parserVersion: format?.parserVersion ?? '',
-      symbolId: declared ? blobHex(row[9]) : null,
+      symbolId,
       name: row[10] as string | null,
-      kind: row[11] as string | null,
-      qualifiedName: row[12] as string | null,
+      kind,
+      qualifiedName,
       signature: row[13] as string | null,
       parent: row[14] as string | null,
-      symbolStart: row[15] as number | null,
-      symbolEnd: row[16] as number | null,
+      symbolStart,
+      symbolEnd,
       imports: row[17] as string | null,
-      refs: row[18] as string | null,
+      refs: referencesFromStored(row[18]),
     };
   }
 
   private toSymbol(row: SqlValue[]): SymbolRow {
-    return {
-      symbolId: blobHex(row[0]),
-      path: this.names.pathOf(row[1] as number),
+    const path = this.names.pathOf(row[1] as number);
+    const fileHash = blobHex(row[9]);
+    const symbol = {
       name: row[2] as string,
       qualifiedName: row[3] as string,
       kind: row[4] as string,
       startLine: row[5] as number,
       endLine: row[6] as number,
+    };
+    return {
+      symbolId: symbolIdOf(this.projectId, path, fileHash, symbol),
+      path,
+      ...symbol,
       signature: row[7] as string | null,
       parent: row[8] as string | null,
-      fileHash: blobHex(row[9]),
+      fileHash,
     };
   }
 
@@ -150,51 +206,48 @@ export class ChunkTable implements IndexPart {
 
   /**
    * A file's current rows become stale (inspectable, never searchable; their symbols go with the
-   * file's symbols), older stale rows go, and the new rows are inserted; their ids go into
+   * file's symbols, so a stale row's computed id no longer names its declaration), older stale rows go, and the new rows are inserted; their ids go into
    * `change.chunkIds`.
    */
   replaceFile(change: FileChange): void {
     const { fileId } = change;
+    const hash = hexBlob(change.file?.sha256 ?? '');
+    const stored = this.db.one('SELECT current FROM project_chunk_hashes WHERE file_id = ?', [fileId])?.[0];
+    const sameBytes = stored instanceof Uint8Array && typeof hash !== 'string' && Buffer.from(stored).equals(hash);
+    const hadCurrent = this.currentIds(fileId).length > 0;
     this.db.run('DELETE FROM project_snippets WHERE file_id = ? AND stale = 1', [fileId]);
     // Re-indexing the same bytes (a forced rebuild) yields the same ids: those rows are replaced, not kept stale.
-    if (change.file) this.db.run('DELETE FROM project_snippets WHERE file_id = ? AND file_hash = ?', [fileId, hexBlob(change.file.sha256)]);
-    this.db.run('UPDATE project_snippets SET stale = 1, symbol = NULL WHERE file_id = ?', [fileId]);
+    if (sameBytes) this.db.run('DELETE FROM project_snippets WHERE file_id = ? AND stale = 0', [fileId]);
+    else this.db.run('UPDATE project_snippets SET stale = 1, symbol = NULL WHERE file_id = ? AND stale = 0', [fileId]);
     this.db.run('DELETE FROM project_symbols WHERE file_id = ?', [fileId]);
+    // A file's chunks share its hash: stored once per file, with the hash its stale chunks had.
+    this.db.run('INSERT OR REPLACE INTO project_chunk_hashes(file_id, current, previous) VALUES (?,?,?)', [
+      fileId,
+      hash,
+      !sameBytes && hadCurrent && stored instanceof Uint8Array ? stored : null,
+    ]);
     const symbolIds = new Map<string, number>();
     for (const symbol of change.symbols) {
       this.db.run(
-        'INSERT INTO project_symbols(file_id, symbol_key, name, qualified_name, kind, start_line, end_line, signature, parent, file_hash) VALUES (?,?,?,?,?,?,?,?,?,?)',
-        [
-          fileId,
-          hexBlob(symbol.symbolId),
-          symbol.name,
-          symbol.qualifiedName,
-          symbol.kind,
-          symbol.startLine,
-          symbol.endLine,
-          symbol.signature,
-          symbol.parent,
-          hexBlob(symbol.fileHash),
-        ],
+        'INSERT INTO project_symbols(file_id, name, qualified_name, kind, start_line, end_line, signature, parent) VALUES (?,?,?,?,?,?,?,?)',
+        [fileId, symbol.name, symbol.qualifiedName, symbol.kind, symbol.startLine, symbol.endLine, symbol.signature, symbol.parent],
       );
       symbolIds.set(symbol.symbolId, this.db.lastInsertRowid());
     }
     change.chunkIds = change.snippets.map((snippet) => {
       const format = this.formatId(snippet);
       this.db.run(
-        `INSERT INTO project_snippets(file_id, stale, chunk_key, file_hash, start_line, end_line, tokens, format, symbol, imports, refs)
-         VALUES (?,0,?,?,?,?,?,?,?,?,?)`,
+        `INSERT INTO project_snippets(file_id, stale, start_line, end_line, tokens, format, symbol, imports, refs)
+         VALUES (?,0,?,?,?,?,?,?,?)`,
         [
           fileId,
-          hexBlob(snippet.id),
-          hexBlob(snippet.fileHash),
           snippet.startLine,
           snippet.endLine,
           snippet.tokens,
           format,
           snippet.symbolId === null ? null : (symbolIds.get(snippet.symbolId) ?? null),
           snippet.imports,
-          snippet.refs,
+          referencesToStored(snippet.refs),
         ],
       );
       return this.db.lastInsertRowid();
@@ -202,6 +255,7 @@ export class ChunkTable implements IndexPart {
   }
 
   removeFile(change: FileChange): void {
+    this.db.run('DELETE FROM project_chunk_hashes WHERE file_id = ?', [change.fileId]);
     this.db.run('DELETE FROM project_snippets WHERE file_id = ?', [change.fileId]);
     this.db.run('DELETE FROM project_symbols WHERE file_id = ?', [change.fileId]);
   }
@@ -209,12 +263,11 @@ export class ChunkTable implements IndexPart {
   currentSnippets(path: string): SnippetRow[] {
     const fileId = this.names.idOf(path);
     if (fileId === undefined) return [];
-    return this.db
-      .all(
-        `SELECT ${snippetColumns} FROM ${snippetSource} WHERE c.file_id = ? AND c.stale = 0 ORDER BY c.start_line, c.end_line, c.chunk_key`,
-        [fileId],
-      )
-      .map((row) => this.toSnippet(row));
+    const sql = `SELECT ${snippetColumns} FROM ${snippetSource} WHERE c.file_id = ? AND c.stale = 0`;
+    return chunkOrder(
+      this.db.all(sql, [fileId]).map((row) => this.toSnippet(row)),
+      true,
+    );
   }
 
   /** Current snippets by row id, in the order asked (unknown or stale ids are skipped). */
@@ -242,25 +295,34 @@ export class ChunkTable implements IndexPart {
   }
 
   allCurrentSnippets(): SnippetRow[] {
-    const sql = `SELECT ${snippetColumns} FROM ${snippetSource} WHERE c.stale = 0 ORDER BY c.file_id, c.start_line, c.end_line, c.chunk_key`;
-    return byPath(this.db.all(sql).map((row) => this.toSnippet(row)));
+    const sql = `SELECT ${snippetColumns} FROM ${snippetSource} WHERE c.stale = 0 ORDER BY c.file_id, c.start_line, c.end_line`;
+    return chunkOrder(
+      this.db.all(sql).map((row) => this.toSnippet(row)),
+      true,
+    );
   }
 
   /** Snippets of declarations whose qualified or simple name equals `name` (exact, case-sensitive). */
   declarationSnippets(name: string, by: 'qualified' | 'simple'): SnippetRow[] {
     const column = by === 'qualified' ? 's.qualified_name' : 's.name';
-    const sql = `SELECT ${snippetColumns} FROM project_symbols s JOIN project_snippets c ON c.symbol = s.id
-      WHERE ${column} = ? AND c.stale = 0 ORDER BY c.start_line, c.chunk_key`;
-    return byPath(this.db.all(sql, [name]).map((row) => this.toSnippet(row)));
+    const sql = `SELECT ${snippetColumns} FROM project_symbols s JOIN project_snippets c ON c.symbol = s.id JOIN project_chunk_hashes h ON h.file_id = c.file_id
+      WHERE ${column} = ? AND c.stale = 0 ORDER BY c.start_line`;
+    return chunkOrder(
+      this.db.all(sql, [name]).map((row) => this.toSnippet(row)),
+      false,
+    );
   }
 
   /** Snippets of declarations whose simple name is any of `names` (exact, case-sensitive). */
   declarationSnippetsNamed(names: string[]): SnippetRow[] {
     const unique = [...new Set(names)];
     if (unique.length === 0) return [];
-    const sql = `SELECT ${snippetColumns} FROM project_symbols s JOIN project_snippets c ON c.symbol = s.id
-      WHERE s.name IN (${placeholders(unique.length)}) AND c.stale = 0 ORDER BY c.start_line, c.chunk_key`;
-    return byPath(this.db.all(sql, unique).map((row) => this.toSnippet(row)));
+    const sql = `SELECT ${snippetColumns} FROM project_symbols s JOIN project_snippets c ON c.symbol = s.id JOIN project_chunk_hashes h ON h.file_id = c.file_id
+      WHERE s.name IN (${placeholders(unique.length)}) AND c.stale = 0 ORDER BY c.start_line`;
+    return chunkOrder(
+      this.db.all(sql, unique).map((row) => this.toSnippet(row)),
+      false,
+    );
   }
 
   /** The ids of those of `paths` that are indexed. */
@@ -292,14 +354,14 @@ export class ChunkTable implements IndexPart {
   }
 
   symbols(): SymbolRow[] {
-    const sql = `SELECT ${symbolColumns} FROM project_symbols ORDER BY file_id, start_line, qualified_name`;
+    const sql = `SELECT ${symbolColumns} FROM ${symbolSource} ORDER BY s.file_id, s.start_line, s.qualified_name`;
     return byPath(this.db.all(sql).map((row) => this.toSymbol(row)));
   }
 
   /** Current declarations whose qualified or simple name equals `name` (exact, case-sensitive), by path and line. */
   symbolsNamed(name: string, by: 'qualified' | 'simple'): SymbolRow[] {
-    const column = by === 'qualified' ? 'qualified_name' : 'name';
-    const sql = `SELECT ${symbolColumns} FROM project_symbols WHERE ${column} = ? ORDER BY start_line, qualified_name`;
+    const column = by === 'qualified' ? 's.qualified_name' : 's.name';
+    const sql = `SELECT ${symbolColumns} FROM ${symbolSource} WHERE ${column} = ? ORDER BY s.start_line, s.qualified_name`;
     return byPath(this.db.all(sql, [name]).map((row) => this.toSymbol(row)));
   }
 
@@ -307,7 +369,7 @@ export class ChunkTable implements IndexPart {
   symbolsOfPaths(paths: string[]): SymbolRow[] {
     const ids = this.fileIds([...new Set(paths)].slice(0, 500));
     if (ids.length === 0) return [];
-    const sql = `SELECT ${symbolColumns} FROM project_symbols WHERE file_id IN (${placeholders(ids.length)}) ORDER BY start_line, qualified_name`;
+    const sql = `SELECT ${symbolColumns} FROM ${symbolSource} WHERE s.file_id IN (${placeholders(ids.length)}) ORDER BY s.start_line, s.qualified_name`;
     return byPath(this.db.list(sql, ids).map((row) => this.toSymbol(row)));
   }
 

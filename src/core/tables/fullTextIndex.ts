@@ -1,20 +1,20 @@
 import { ColumnLengths } from '../columnLengths';
 import { CommonTermCounts, commonTermsSchema, documentCount } from '../commonTerms';
 import { declareRowFunction, withRowFunction } from '../sqlite';
-import { buildVocabulary, decodeWords, encodeWords, readVarints } from '../termCodes';
+import { buildVocabulary, decodeWords, encodeWords, packFileTerms, readVarints, unpackFileTerms } from '../termCodes';
 import { bm25, bm25WithIdf, fullTextWeights } from './bm25';
 import type { Database } from './database';
 import type { FileChange, IndexPart } from './fileChange';
 
 /**
- * The index proper, `search_index`, and what deleting from it needs: per chunk (`docid`, the
- * chunk's id) its words as positions into its file's vocabulary, per file (by id) that vocabulary.
- * `search_terms`, the external content, holds a row only while it is being deleted.
+ * The index proper, `search_index`, and what deleting from it needs: per file (by id) one
+ * deflated blob of its vocabulary and each chunk's (`docid`, the chunk's id) words as positions
+ * into it (`packFileTerms`). `search_terms`, the external content, holds a row only while it is
+ * being deleted.
  */
 export const fullTextSchema = `
 CREATE TABLE search_terms(docid INTEGER PRIMARY KEY, body TEXT NOT NULL, path TEXT NOT NULL, idents TEXT NOT NULL);
-CREATE TABLE search_vocabulary(file_id INTEGER PRIMARY KEY, words TEXT NOT NULL);
-CREATE TABLE search_codes(docid INTEGER PRIMARY KEY, body BLOB NOT NULL, idents BLOB NOT NULL);
+CREATE TABLE search_vocabulary(file_id INTEGER PRIMARY KEY, terms BLOB NOT NULL);
 CREATE VIRTUAL TABLE search_index USING fts4(content="search_terms", body, path, idents, tokenize=unicode61 "tokenchars=_");
 `;
 
@@ -36,14 +36,13 @@ const maxCachedTerms = 4096;
 
 /**
  * The full-text part: the FTS4 index `search_index` over external content `search_terms`, the
- * words each chunk indexed (`search_vocabulary`, `search_codes`, see `termCodes.ts`), the common
+ * words each chunk indexed (`search_vocabulary`, see `termCodes.ts`), the common
  * words' counts (`search_common_terms`) and the column lengths bm25 uses, with their caches.
  */
 export class FullTextIndex implements IndexPart {
   readonly tables = [
     'search_terms',
     'search_vocabulary',
-    'search_codes',
     'search_index',
     'search_index_docsize',
     'search_index_stat',
@@ -89,34 +88,30 @@ export class FullTextIndex implements IndexPart {
    * chunk's real token count (from `search_index_docsize`) to keep those totals exact.
    */
   private dropRows(change: FileChange): void {
-    const { path, retiredChunkIds: rowids } = change;
-    if (rowids.length === 0) return;
-    const stored = this.db.one('SELECT words FROM search_vocabulary WHERE file_id = ?', [change.fileId])?.[0] as string | undefined;
-    const vocabulary = (stored ?? '').split(' ');
-    for (const rowid of rowids) {
-      const stored = this.db.one(
-        'SELECT c.body, c.idents, d.size FROM search_codes c JOIN search_index_docsize d ON d.docid = c.docid WHERE c.docid = ?',
-        [rowid],
-      );
-      if (stored) {
-        const words = decodeWords(stored[0] as Uint8Array, vocabulary);
-        const identifiers = decodeWords(stored[1] as Uint8Array, vocabulary);
-        const indexedTokens = readVarints(stored[2] as Uint8Array)[0] ?? 0;
-        const storedTokens = this.db.one('SELECT COUNT(*) FROM temp.pk_tokenizer WHERE input = ?', [words])?.[0] as number;
-        const body = indexedTokens > storedTokens ? `${words}${' pkpad'.repeat(indexedTokens - storedTokens)}` : words;
-        // The words exist as a row only for this delete: FTS4 reads them to know what to remove.
-        this.db.run('INSERT OR REPLACE INTO search_terms(docid, body, path, idents) VALUES (?,?,?,?)', [
-          rowid,
-          body,
-          pathTerms(path),
-          identifiers,
-        ]);
-        this.db.run('DELETE FROM search_index WHERE docid = ?', [rowid]);
-        this.columnLengths.touch(rowid);
-        this.commonTerms.adjust([words, pathTerms(path), identifiers], -1);
-        this.db.run('DELETE FROM search_terms WHERE docid = ?', [rowid]);
-      }
-      this.db.run('DELETE FROM search_codes WHERE docid = ?', [rowid]);
+    const { path } = change;
+    if (change.retiredChunkIds.length === 0) return;
+    const packed = this.db.one('SELECT terms FROM search_vocabulary WHERE file_id = ?', [change.fileId])?.[0];
+    if (!(packed instanceof Uint8Array)) return;
+    const { vocabulary, chunks } = unpackFileTerms(packed);
+    for (const chunk of chunks) {
+      const size = this.db.one('SELECT size FROM search_index_docsize WHERE docid = ?', [chunk.docid])?.[0];
+      if (!(size instanceof Uint8Array)) continue;
+      const words = decodeWords(chunk.body, vocabulary);
+      const identifiers = decodeWords(chunk.idents, vocabulary);
+      const indexedTokens = readVarints(size)[0] ?? 0;
+      const storedTokens = this.db.one('SELECT COUNT(*) FROM temp.pk_tokenizer WHERE input = ?', [words])?.[0] as number;
+      const body = indexedTokens > storedTokens ? `${words}${' pkpad'.repeat(indexedTokens - storedTokens)}` : words;
+      // The words exist as a row only for this delete: FTS4 reads them to know what to remove.
+      this.db.run('INSERT OR REPLACE INTO search_terms(docid, body, path, idents) VALUES (?,?,?,?)', [
+        chunk.docid,
+        body,
+        pathTerms(path),
+        identifiers,
+      ]);
+      this.db.run('DELETE FROM search_index WHERE docid = ?', [chunk.docid]);
+      this.columnLengths.touch(chunk.docid);
+      this.commonTerms.adjust([words, pathTerms(path), identifiers], -1);
+      this.db.run('DELETE FROM search_terms WHERE docid = ?', [chunk.docid]);
     }
   }
 
@@ -124,24 +119,23 @@ export class FullTextIndex implements IndexPart {
     this.dropRows(change);
     const vocabulary = buildVocabulary(change.snippets.flatMap((snippet) => [snippet.terms.words, snippet.terms.identifierParts]));
     const positions = new Map(vocabulary.map((word, index) => [word, index]));
-    this.db.run('INSERT OR REPLACE INTO search_vocabulary(file_id, words) VALUES (?, ?)', [change.fileId, vocabulary.join(' ')]);
     const pathText = pathTerms(change.path);
-    change.snippets.forEach((snippet, index) => {
-      const rowid = change.chunkIds[index];
-      this.db.run('INSERT INTO search_codes(docid, body, idents) VALUES (?,?,?)', [
-        rowid,
-        encodeWords(snippet.terms.words, positions),
-        encodeWords(snippet.terms.identifierParts, positions),
-      ]);
+    const chunks = change.snippets.map((snippet, index) => {
+      const docid = change.chunkIds[index];
       this.db.run('INSERT INTO search_index(docid, body, path, idents) VALUES (?,?,?,?)', [
-        rowid,
+        docid,
         snippet.indexText,
         pathText,
         snippet.terms.identifierParts,
       ]);
-      this.columnLengths.touch(rowid);
+      this.columnLengths.touch(docid);
       this.commonTerms.adjust([snippet.indexText, pathText, snippet.terms.identifierParts], 1);
+      return { docid, body: encodeWords(snippet.terms.words, positions), idents: encodeWords(snippet.terms.identifierParts, positions) };
     });
+    this.db.run('INSERT OR REPLACE INTO search_vocabulary(file_id, terms) VALUES (?, ?)', [
+      change.fileId,
+      packFileTerms({ vocabulary, chunks }),
+    ]);
   }
 
   removeFile(change: FileChange): void {
