@@ -40,6 +40,8 @@ export interface Manifest {
   retries: number;
   /** How candidates were ranked: lexical tiers, hybrid (lexical + vectors), or lexical because vectors failed. */
   ranking?: 'lexical' | 'hybrid' | 'lexical-fallback';
+  /** The learned ranker's part (`curation/`): its mode, whether it reordered anything, and why not. No ids or features. */
+  learned?: { mode: 'off' | 'shadow' | 'active'; applied: boolean; fallback?: string };
   entries: ManifestEntry[];
 }
 
