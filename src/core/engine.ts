@@ -91,6 +91,8 @@ export interface ReadSnippet {
 export interface ContextBlocks {
   preamble: string;
   blocks: string[];
+  /** Per block, the index in `retrieval.results` it quotes; null for a memory block (pins, memory, then source). */
+  blockSources: Array<number | null>;
   summary: string;
   retrieval: Retrieval;
 }
@@ -200,8 +202,8 @@ export class ProjectEngine {
   /** The quoted-source blocks a model would receive for `query`, and the manifest summary. */
   async context(query: string, options: RetrieveOptions = {}): Promise<ContextBlocks> {
     const retrieval = await this.serialize(() => curatedRetrieve(this.project, this.curation, query, options));
-    const blocks = curatedBlocks(retrieval);
-    return { preamble: quotedDataPreamble, blocks, summary: summarizeManifest(retrieval.manifest), retrieval };
+    const { blocks, sources } = curatedBlocks(retrieval);
+    return { preamble: quotedDataPreamble, blocks, blockSources: sources, summary: summarizeManifest(retrieval.manifest), retrieval };
   }
 
   /** Pins, memory, feedback labels and the learned ranker (`curation/requests.ts`); refusals are `UserInputError`s. */

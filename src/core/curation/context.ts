@@ -140,14 +140,21 @@ export async function curatedRetrieve(
   return { ...retrieval, results: [...pins, ...source], manifest, memory };
 }
 
-/** The quoted blocks in prompt order: pins, then memory, then source. */
-export function curatedBlocks(retrieval: CuratedRetrieval): string[] {
-  const pins = retrieval.results.filter((result) => result.reason === 'pinned');
-  const source = retrieval.results.filter((result) => result.reason !== 'pinned');
+/**
+ * The quoted blocks in prompt order: pins, then memory, then source; `sources[i]` is the index in
+ * `retrieval.results` that block `i` quotes, or null for a memory block.
+ */
+export function curatedBlocks(retrieval: CuratedRetrieval): { blocks: string[]; sources: Array<number | null> } {
   const quote = (result: VerifiedSnippet) => quoteSnippet({ ...result, relevance: relevanceOf(result) });
-  return [
-    ...pins.map(quote),
-    ...retrieval.memory.map((item) => quoteMemory({ id: item.id, recordedAt: item.createdAt, claim: item.claim })),
-    ...source.map(quote),
-  ];
+  const indexed = retrieval.results.map((result, index) => ({ result, index }));
+  const pins = indexed.filter((entry) => entry.result.reason === 'pinned');
+  const source = indexed.filter((entry) => entry.result.reason !== 'pinned');
+  return {
+    blocks: [
+      ...pins.map((entry) => quote(entry.result)),
+      ...retrieval.memory.map((item) => quoteMemory({ id: item.id, recordedAt: item.createdAt, claim: item.claim })),
+      ...source.map((entry) => quote(entry.result)),
+    ],
+    sources: [...pins.map((entry) => entry.index), ...retrieval.memory.map(() => null), ...source.map((entry) => entry.index)],
+  };
 }

@@ -30,6 +30,9 @@ export interface CurationOps {
 
 export type CurationOp = keyof CurationOps;
 
+/** One request as a message: its name and parameters (the worker protocol's `curate`). */
+export type CurationRequest = { [N in CurationOp]: { op: N; params: CurationOps[N]['params'] } }[CurationOp];
+
 /** A resolved pin without its text: the listing never carries source. */
 function listed(pin: ResolvedPin): ListedPin {
   const copy: Partial<ResolvedPin> = { ...pin };

@@ -52,7 +52,7 @@ function engineFor(projectKey: string): ProjectEngine {
 type Handlers = { [N in RequestName]: (params: RequestMap[N]['params']) => Promise<RequestMap[N]['result']> };
 
 const handlers: Handlers = {
-  async open({ projectKey, root, dbPath, options }) {
+  async open({ projectKey, root, dbPath, options, rankingMode }) {
     await engines.get(projectKey)?.close();
     counters.engineOpens++;
     const engine = await ProjectEngine.open({
@@ -61,6 +61,7 @@ const handlers: Handlers = {
       options,
       ports,
       parsers: createStructuralParsers({ grammarDirectory, queryDirectory: grammarDirectory }),
+      curation: { rankingMode },
     });
     engines.set(projectKey, engine);
     return { root: engine.root, loadedFromDisk: engine.loadedFromDisk, openNote: engine.openNote };
@@ -88,6 +89,7 @@ const handlers: Handlers = {
   outline: ({ projectKey, input }) => engineFor(projectKey).outline(input),
   read: ({ projectKey, citation }) => engineFor(projectKey).read(citation),
   tool: ({ projectKey, name, input }) => runToolWithInput(engineFor(projectKey), name, input),
+  curate: ({ projectKey, request }) => engineFor(projectKey).curate(request.op, request.params),
   files: ({ projectKey }) => engineFor(projectKey).files(),
   fileItems: ({ projectKey, path: relativePath }) => engineFor(projectKey).fileItems(relativePath),
   async close({ projectKey }) {
