@@ -6,12 +6,16 @@ import type { VerifiedSnippet } from '../core/retrieval/retrieve';
 import { describeCommandError, describeModelError } from './chatErrors';
 import { readConfig } from './config';
 import type { IndexService } from './indexService';
+import type { Curation } from './curation';
+import { curationCommands, handleCurationCommand, labelFromFeedback, type AnswerLabels } from './curationChat';
 
 export const participantId = 'projectKnowledge.project';
 
 interface ResultMetadata {
   kind: string;
   snippets: number;
+  /** What a thumbs up or down on this answer labels (`curationChat.ts`). */
+  labels?: AnswerLabels[];
 }
 
 /** Share of the model's input left unused as headroom; the preamble, the request and the source share the rest. */
@@ -98,6 +102,7 @@ export class ProjectParticipant implements vscode.Disposable {
   constructor(
     private readonly service: IndexService,
     private readonly log: vscode.LogOutputChannel,
+    private readonly curation?: Curation,
   ) {}
 
   private readonly onDidRespondEmitter = new vscode.EventEmitter<ChatTranscript>();
@@ -137,6 +142,10 @@ export class ProjectParticipant implements vscode.Disposable {
     stream: vscode.ChatResponseStream,
     token: vscode.CancellationToken,
   ): Promise<vscode.ChatResult> {
+    if (this.curation && request.command && curationCommands.has(request.command)) {
+      await handleCurationCommand(this.curation, request, stream);
+      return { metadata: { kind: request.command, snippets: 0 } satisfies ResultMetadata };
+    }
     switch (request.command) {
       case 'search':
         return this.search(request, stream);
@@ -155,6 +164,7 @@ export class ProjectParticipant implements vscode.Disposable {
 
   dispose(): void {
     this.onDidRespondEmitter.dispose();
+    this.onDidLabelEmitter.dispose();
   }
 
   private untrustedNotice(stream: vscode.ChatResponseStream): void {
@@ -174,6 +184,7 @@ export class ProjectParticipant implements vscode.Disposable {
     const model = request.model;
     const messages: vscode.LanguageModelChatMessage[] = [];
     const included: Array<{ folder: vscode.WorkspaceFolder; result: VerifiedSnippet }> = [];
+    const labels: AnswerLabels[] = [];
     let contextNote: string | undefined;
     if (!vscode.workspace.isTrusted) {
       this.untrustedNotice(stream);
@@ -194,14 +205,21 @@ export class ProjectParticipant implements vscode.Disposable {
       const blocks: string[] = [];
       for (const context of contexts) {
         matched += context.blocks.length;
+        const quoted: string[] = [];
         for (let index = 0; index < context.blocks.length; index++) {
           // The model's own tokenizer has the last word on what fits.
           const counted = await model.countTokens(context.blocks[index], token);
           if (used + counted > budget) continue;
           used += counted;
           blocks.push(context.blocks[index]);
-          included.push({ folder: context.folder, result: context.retrieval.results[index] });
+          // A memory block quotes no file: it has no reference to show.
+          const source = context.blockSources[index];
+          if (source === null) continue;
+          const result = context.retrieval.results[source];
+          included.push({ folder: context.folder, result });
+          if (result.reason !== 'pinned') quoted.push(result.id);
         }
+        labels.push({ projectKey: context.folder.uri.toString(), query: request.prompt, snippetIds: quoted });
       }
       if (blocks.length > 0) {
         messages.push(vscode.LanguageModelChatMessage.User(quotedDataPreamble));
@@ -245,7 +263,7 @@ export class ProjectParticipant implements vscode.Disposable {
       }
       stream.button({ command: 'projectKnowledge.showManifest', title: vscode.l10n.t('Show Manifest') });
     }
-    return { metadata: { kind: 'ask', snippets: included.length } satisfies ResultMetadata };
+    return { metadata: { kind: 'ask', snippets: included.length, labels } satisfies ResultMetadata };
   }
 
   private async search(request: vscode.ChatRequest, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
@@ -363,16 +381,22 @@ export class ProjectParticipant implements vscode.Disposable {
     if (event.kind === vscode.ChatResultFeedbackKind.Helpful) counts.helpful++;
     else counts.unhelpful++;
     this.service.feedback.set(kind, counts);
+    if (this.curation) void labelFromFeedback(this.curation, event, this.log).then((recorded) => this.onDidLabelEmitter.fire(recorded));
   };
+
+  private readonly onDidLabelEmitter = new vscode.EventEmitter<number>();
+  /** Fires after a thumbs up or down was recorded, with the number of labels it wrote (the extension-host tests wait on it). */
+  readonly onDidLabel = this.onDidLabelEmitter.event;
 }
 
 export function registerChatParticipant(
   context: vscode.ExtensionContext,
   service: IndexService,
   log: vscode.LogOutputChannel,
+  curation?: Curation,
 ): ProjectParticipant | undefined {
   if (!vscode.chat?.createChatParticipant) return undefined;
-  const participant = new ProjectParticipant(service, log);
+  const participant = new ProjectParticipant(service, log, curation);
   const registered = vscode.chat.createChatParticipant(participantId, participant.handle);
   registered.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.svg');
   registered.followupProvider = { provideFollowups: participant.followups };

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { EngineOptionsInput } from '../core/worker/protocol';
+import type { RankingMode } from '../core/curation/ranker';
 
 /** Every setting of the extension, read once through one typed place with safe defaults. */
 export interface Config {
@@ -7,6 +8,8 @@ export interface Config {
   engine: EngineOptionsInput;
   results: number;
   promptBudget: number;
+  /** `projectKnowledge.ranking.mode`: the learned ranker off (default), in shadow, or active once promoted. */
+  rankingMode: RankingMode;
 }
 
 /** Settings whose change alters what is indexed, so the index must be reopened and re-synced. */
@@ -46,6 +49,7 @@ export function readConfig(scope?: vscode.ConfigurationScope): Config {
     enabled: section.get<boolean>('enabled') !== false,
     results,
     promptBudget,
+    rankingMode: rankingModeOf(section.get<unknown>('ranking.mode')),
     engine: {
       bounds: {
         maxFiles: numberSetting(section, 'maxFiles', 10_000),
@@ -65,4 +69,9 @@ export function readConfig(scope?: vscode.ConfigurationScope): Config {
       budgetTokens: promptBudget,
     },
   };
+}
+
+/** A bad value is `off`: the learned ranker changes nothing unless asked to. */
+function rankingModeOf(value: unknown): RankingMode {
+  return value === 'shadow' || value === 'active' ? value : 'off';
 }

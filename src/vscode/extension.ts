@@ -9,6 +9,7 @@ import { registerNavigationTools } from './navigationTools';
 import { registerSearchTool } from './searchTool';
 import { registerStatusBar } from './statusBar';
 import { IndexTreeProvider } from './treeView';
+import { registerCuration, type Curation } from './curation';
 
 /** What the extension returns from `activate`; the extension-host tests use it. */
 export interface ProjectKnowledgeApi {
@@ -20,6 +21,8 @@ export interface ProjectKnowledgeApi {
   /** The MCP server definitions (undefined where VS Code has no MCP API); tests ask it what it offers. */
   mcp: McpDefinitions | undefined;
   activationMs: number;
+  /** Pins, memory, labels and the ranker (`curation.ts`). */
+  curation: Curation;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<ProjectKnowledgeApi> {
@@ -33,7 +36,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Projec
   const view = vscode.window.createTreeView('projectKnowledge.index', { treeDataProvider: tree, showCollapseAll: true });
   context.subscriptions.push(manifest, tree, view, registerStatusBar(service), ...registerCommands({ service, manifest, log }));
   registerFileEvents(context, service);
-  const chat = registerChatParticipant(context, service, log);
+  const curated = registerCuration(service, log);
+  context.subscriptions.push(...curated.disposables);
+  const chat = registerChatParticipant(context, service, log, curated.curation);
   const tool = registerSearchTool(service, log);
   if (tool) context.subscriptions.push(tool);
   context.subscriptions.push(...registerNavigationTools(service, log));
@@ -45,7 +50,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Projec
   setTimeout(() => {
     service.start().catch((error: unknown) => log.error(`Indexing could not start: ${String(error)}`));
   }, 0);
-  return { service, tree, manifest, chat, mcp: mcp?.provider, activationMs };
+  return { service, tree, manifest, chat, mcp: mcp?.provider, activationMs, curation: curated.curation };
 }
 
 /** Watcher, saves and settings: each schedules the debounced incremental sync it needs. */

@@ -162,7 +162,8 @@ export class IndexService implements vscode.Disposable {
       this.log.warn(`Global storage is not writable (${String(error)}); the index of ${folder.name} stays in memory.`);
     }
     try {
-      const request = { projectKey: key, root: folder.uri.fsPath, options: readConfig(folder).engine };
+      const config = readConfig(folder);
+      const request = { projectKey: key, root: folder.uri.fsPath, options: config.engine, rankingMode: config.rankingMode };
       const opened = await this.client.request('open', { ...request, dbPath }).catch(async (error: unknown) => {
         // Something that is not our index sits at the storage path: it is left alone, and the
         // index of this folder stays in memory rather than not existing.

@@ -15,7 +15,7 @@ const nls = JSON.parse(fs.readFileSync(path.join(repository, 'package.nls.json')
 
 test("the README's settings table matches package.json", () => {
   const readme = fs.readFileSync(path.join(repository, 'README.md'), 'utf8');
-  const rows = [...readme.matchAll(/^\| `(projectKnowledge\.[A-Za-z]+)` \| `([^`]*)` \|/gm)].map((match) => [match[1], match[2]]);
+  const rows = [...readme.matchAll(/^\| `(projectKnowledge\.[A-Za-z.]+)` \| `([^`]*)` \|/gm)].map((match) => [match[1], match[2]]);
   const properties = manifest.contributes.configuration.properties;
   const expected = Object.entries(properties).map(([key, value]) => [key, JSON.stringify(value.default)]);
   assert.deepEqual(rows.sort(), expected.sort());

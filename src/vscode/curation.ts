@@ -1,0 +1,266 @@
+import * as vscode from 'vscode';
+import type { ListedPin, CurationOp, CurationOps, CurationRequest } from '../core/curation/requests';
+import type { PinTarget } from '../core/curation/log';
+import type { RankingMode } from '../core/curation/ranker';
+import { displayText } from '../core/safeText';
+import { readConfig } from './config';
+import type { IndexService } from './indexService';
+import { FileNode, ItemNode } from './treeView';
+
+/**
+ * Pins, memory, feedback labels and the learned ranker in VS Code: the pins view, the pin,
+ * unpin, label and Train Ranker commands, and the ranking-mode setting. Every request goes to
+ * the engine worker (`curate`), which writes the project's curation log.
+ */
+export class Curation {
+  constructor(
+    readonly service: IndexService,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  private readonly onDidChangeEmitter = new vscode.EventEmitter<void>();
+  /** Fires after a pin, unpin or label changed what the log holds. */
+  readonly onDidChange = this.onDidChangeEmitter.event;
+
+  /** The folder a project key (the folder URI) belongs to, if it is open for queries. */
+  projectOf(folder: vscode.WorkspaceFolder | undefined): string | undefined {
+    const open = this.service.queryableFolders();
+    return (open.find((entry) => entry.folder.uri.toString() === folder?.uri.toString()) ?? (folder ? undefined : open[0]))?.projectKey;
+  }
+
+  async request<N extends CurationOp>(projectKey: string, op: N, params: CurationOps[N]['params']): Promise<CurationOps[N]['result']> {
+    const result = await this.service.engine().request('curate', { projectKey, request: { op, params } as CurationRequest });
+    if (op !== 'pins' && op !== 'memory' && op !== 'health') this.onDidChangeEmitter.fire();
+    return result;
+  }
+
+  /** Pins in every open folder, for the pins view. */
+  async allPins(): Promise<Array<{ folder: vscode.WorkspaceFolder; projectKey: string; pin: ListedPin }>> {
+    const pins = [];
+    for (const { folder, projectKey } of this.service.queryableFolders()) {
+      const listed = await this.request(projectKey, 'pins', {}).catch((error: unknown) => {
+        this.log.warn(`Pins of ${folder.name} are unavailable: ${error instanceof Error ? error.message : String(error)}`);
+        return [];
+      });
+      for (const pin of listed) pins.push({ folder, projectKey, pin });
+    }
+    return pins;
+  }
+
+  async pin(folder: vscode.WorkspaceFolder, target: PinTarget): Promise<void> {
+    const projectKey = this.projectOf(folder);
+    if (!projectKey) throw new Error(vscode.l10n.t('The folder {0} is not indexed yet.', folder.name));
+    const result = await this.request(projectKey, 'pin', { target });
+    void vscode.window.showInformationMessage(
+      result.created
+        ? vscode.l10n.t('Pinned {0}.', displayText(target.path))
+        : vscode.l10n.t('{0} is already pinned.', displayText(target.path)),
+    );
+  }
+
+  /** Sends the ranking mode setting to every open engine (it applies without re-indexing). */
+  async applyRankingMode(): Promise<void> {
+    for (const { folder, projectKey } of this.service.queryableFolders()) {
+      const mode: RankingMode = readConfig(folder).rankingMode;
+      await this.request(projectKey, 'setRankingMode', { mode }).catch((error: unknown) => this.log.warn(String(error)));
+    }
+  }
+
+  dispose(): void {
+    this.onDidChangeEmitter.dispose();
+  }
+}
+
+/** One pin in the pins view. */
+export class PinNode {
+  constructor(
+    readonly folder: vscode.WorkspaceFolder,
+    readonly projectKey: string,
+    readonly pin: ListedPin,
+  ) {}
+  get id(): string {
+    return `pin:${this.projectKey}:${this.pin.id}`;
+  }
+}
+
+/** The pins view: every active pin with where it stands now (current, moved, or stale and not served). */
+export class PinsTreeProvider implements vscode.TreeDataProvider<PinNode>, vscode.Disposable {
+  private readonly onDidChangeTreeDataEmitter = new vscode.EventEmitter<PinNode | undefined>();
+  readonly onDidChangeTreeData = this.onDidChangeTreeDataEmitter.event;
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(private readonly curation: Curation) {
+    const refresh = () => this.onDidChangeTreeDataEmitter.fire(undefined);
+    this.subscriptions = [curation.onDidChange(refresh), curation.service.onDidChange(refresh)];
+  }
+
+  async getChildren(node?: PinNode): Promise<PinNode[]> {
+    if (node) return [];
+    return (await this.curation.allPins()).map((entry) => new PinNode(entry.folder, entry.projectKey, entry.pin));
+  }
+
+  getTreeItem(node: PinNode): vscode.TreeItem {
+    const { pin } = node;
+    const item = new vscode.TreeItem(displayText(pin.label), vscode.TreeItemCollapsibleState.None);
+    item.id = node.id;
+    const stale = pin.status === 'stale';
+    item.description = stale
+      ? vscode.l10n.t('stale: {0}', pin.reason ?? '')
+      : pin.status === 'moved'
+        ? vscode.l10n.t('moved to {0}:{1}-{2}', displayText(pin.path), pin.startLine, pin.endLine)
+        : vscode.l10n.t('lines {0}-{1}', pin.startLine, pin.endLine);
+    item.tooltip = stale
+      ? vscode.l10n.t('Not served: what this pin pointed at was not found in the live file.')
+      : vscode.l10n.t('Always sent first to @project, live-hash verified.');
+    item.contextValue = stale ? 'pk.pin.stale' : 'pk.pin';
+    item.iconPath = new vscode.ThemeIcon(stale ? 'warning' : 'pinned');
+    if (!stale)
+      item.command = {
+        command: 'projectKnowledge.openSnippet',
+        title: vscode.l10n.t('Open'),
+        arguments: [{ uri: vscode.Uri.joinPath(node.folder.uri, ...pin.path.split('/')), startLine: pin.startLine, endLine: pin.endLine }],
+      };
+    return item;
+  }
+
+  dispose(): void {
+    for (const subscription of this.subscriptions) subscription.dispose();
+    this.onDidChangeTreeDataEmitter.dispose();
+  }
+}
+
+/** What the pin command accepts: a tree node, a plain target from the manifest, or nothing (the active editor). */
+type PinArgument = ItemNode | FileNode | { root?: string; path: string; startLine?: number; endLine?: number; symbol?: string } | undefined;
+
+function editorTarget(): { folder: vscode.WorkspaceFolder; target: PinTarget } | undefined {
+  const editor = vscode.window.activeTextEditor;
+  const folder = editor && vscode.workspace.getWorkspaceFolder(editor.document.uri);
+  if (!editor || !folder) return undefined;
+  const path = vscode.workspace.asRelativePath(editor.document.uri, false);
+  const { selection } = editor;
+  if (selection.isEmpty) return { folder, target: { target: 'file', path } };
+  return { folder, target: { target: 'range', path, startLine: selection.start.line + 1, endLine: selection.end.line + 1 } };
+}
+
+function folderOfRoot(service: IndexService, root: string | undefined): vscode.WorkspaceFolder | undefined {
+  const folders = service.queryableFolders().map((entry) => entry.folder);
+  return folders.find((folder) => folder.uri.fsPath === root) ?? folders[0];
+}
+
+export function pinTargetOf(
+  service: IndexService,
+  argument: PinArgument,
+): { folder: vscode.WorkspaceFolder; target: PinTarget } | undefined {
+  if (argument instanceof ItemNode) {
+    const path = argument.file.file.path;
+    const { item } = argument;
+    const target: PinTarget =
+      item.kind === 'window'
+        ? { target: 'range', path, startLine: item.startLine, endLine: item.endLine }
+        : { target: 'declaration', path, qualifiedName: item.label };
+    return { folder: argument.status.folder, target };
+  }
+  if (argument instanceof FileNode) return { folder: argument.status.folder, target: { target: 'file', path: argument.file.path } };
+  if (argument && typeof argument.path === 'string') {
+    const folder = folderOfRoot(service, argument.root);
+    if (!folder) return undefined;
+    const { path, startLine, endLine, symbol } = argument;
+    if (symbol) return { folder, target: { target: 'declaration', path, qualifiedName: symbol } };
+    if (startLine && endLine) return { folder, target: { target: 'range', path, startLine, endLine } };
+    return { folder, target: { target: 'file', path } };
+  }
+  return editorTarget();
+}
+
+function reportError(log: vscode.LogOutputChannel, error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error);
+  log.warn(message);
+  void vscode.window.showWarningMessage(displayText(message));
+}
+
+/** The curation commands, the pins view and the ranking-mode listener. */
+export function registerCuration(
+  service: IndexService,
+  log: vscode.LogOutputChannel,
+): { curation: Curation; disposables: vscode.Disposable[] } {
+  const curation = new Curation(service, log);
+  const pins = new PinsTreeProvider(curation);
+  const view = vscode.window.createTreeView('projectKnowledge.pins', { treeDataProvider: pins });
+  const label = (useful: boolean) => async (entry?: { root?: string; query?: string; snippetId?: string }) => {
+    if (!entry?.query || !entry.snippetId) return;
+    const folder = folderOfRoot(service, entry.root);
+    const projectKey = curation.projectOf(folder);
+    if (!projectKey) return;
+    try {
+      await curation.request(projectKey, 'label', {
+        query: entry.query,
+        label: useful ? 'useful' : 'not-useful',
+        source: 'manifest',
+        snippetIds: [entry.snippetId],
+      });
+      void vscode.window.showInformationMessage(useful ? vscode.l10n.t('Marked as useful.') : vscode.l10n.t('Marked as not useful.'));
+    } catch (error) {
+      reportError(log, error);
+    }
+  };
+  const disposables: vscode.Disposable[] = [
+    curation,
+    pins,
+    view,
+    vscode.commands.registerCommand('projectKnowledge.pin', async (argument?: PinArgument) => {
+      const chosen = pinTargetOf(service, argument);
+      if (!chosen) {
+        void vscode.window.showInformationMessage(
+          vscode.l10n.t('Open a file of an indexed folder, or pick a file or declaration in the index view, to pin it.'),
+        );
+        return;
+      }
+      await curation.pin(chosen.folder, chosen.target).catch((error: unknown) => reportError(log, error));
+    }),
+    vscode.commands.registerCommand('projectKnowledge.unpin', async (node?: PinNode) => {
+      if (!(node instanceof PinNode)) return;
+      await curation.request(node.projectKey, 'unpin', { id: node.pin.id }).catch((error: unknown) => reportError(log, error));
+    }),
+    vscode.commands.registerCommand('projectKnowledge.markUseful', label(true)),
+    vscode.commands.registerCommand('projectKnowledge.markNotUseful', label(false)),
+    vscode.commands.registerCommand('projectKnowledge.trainRanker', () => trainRanker(curation, log)),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration('projectKnowledge.ranking.mode')) void curation.applyRankingMode();
+    }),
+  ];
+  return { curation, disposables };
+}
+
+async function trainRanker(curation: Curation, log: vscode.LogOutputChannel): Promise<void> {
+  const folders = curation.service.queryableFolders();
+  if (folders.length === 0) {
+    void vscode.window.showWarningMessage(vscode.l10n.t('No indexed folder to train a ranker for.'));
+    return;
+  }
+  for (const { folder, projectKey } of folders) {
+    try {
+      const trained = await curation.request(projectKey, 'train', {});
+      const { promotion } = trained;
+      const message = promotion.passed
+        ? vscode.l10n.t(
+            '{0}: ranker {1} trained on {2} labels and promoted (quality {3} vs {4}).',
+            folder.name,
+            trained.modelId,
+            trained.labels,
+            promotion.modelQuality,
+            promotion.staticQuality,
+          )
+        : vscode.l10n.t(
+            '{0}: ranker {1} trained on {2} labels, not promoted: {3}',
+            folder.name,
+            trained.modelId,
+            trained.labels,
+            promotion.reasons.join('; '),
+          );
+      log.info(message);
+      void vscode.window.showInformationMessage(message);
+    } catch (error) {
+      reportError(log, error);
+    }
+  }
+}
