@@ -5,7 +5,7 @@ import type { RankingMode } from '../core/curation/ranker';
 import { displayText } from '../core/safeText';
 import { readConfig } from './config';
 import type { IndexService } from './indexService';
-import { FileNode, ItemNode } from './treeView';
+import type { FileNode, ItemNode } from './treeView';
 
 /**
  * Pins, memory, feedback labels and the learned ranker in VS Code: the pins view, the pin,
@@ -151,7 +151,8 @@ export function pinTargetOf(
   service: IndexService,
   argument: PinArgument,
 ): { folder: vscode.WorkspaceFolder; target: PinTarget } | undefined {
-  if (argument instanceof ItemNode) {
+  // Told apart by `kind`, not `instanceof`: a node may come from another copy of the tree module (the tests).
+  if (argument && 'kind' in argument && argument.kind === 'item') {
     const path = argument.file.file.path;
     const { item } = argument;
     const target: PinTarget =
@@ -160,8 +161,9 @@ export function pinTargetOf(
         : { target: 'declaration', path, qualifiedName: item.label };
     return { folder: argument.status.folder, target };
   }
-  if (argument instanceof FileNode) return { folder: argument.status.folder, target: { target: 'file', path: argument.file.path } };
-  if (argument && typeof argument.path === 'string') {
+  if (argument && 'kind' in argument && argument.kind === 'file')
+    return { folder: argument.status.folder, target: { target: 'file', path: argument.file.path } };
+  if (argument && !('kind' in argument) && typeof argument.path === 'string') {
     const folder = folderOfRoot(service, argument.root);
     if (!folder) return undefined;
     const { path, startLine, endLine, symbol } = argument;
