@@ -135,10 +135,8 @@ export async function runCuration(
         if (action === 'train') {
           const trained = await engine.curate('train', {});
           const { promotion } = trained;
-          report(
-            trained,
-            `Trained ${trained.modelId} on ${trained.labels} labels: ${promotion.passed ? 'promoted' : `not promoted (${promotion.reasons.join('; ')})`}.`,
-          );
+          const verdict = promotion.passed ? 'promoted' : `not promoted (${promotion.reasons.join('; ')})`;
+          report(trained, `Trained ${trained.modelId} on ${trained.labels} labels: ${verdict}.`);
           return 0;
         }
         if (action !== undefined && action !== 'status') throw new UsageError(`unknown ranker action ${action}`);

@@ -232,3 +232,59 @@ describe('learned ranking in retrieval', () => {
     await engine.close();
   });
 });
+
+describe('Train Ranker from labels recorded on real answers', () => {
+  test('trains from the log, writes the artifact with mode 0600 and its gate report, and the same log gives the same model', async () => {
+    const files: Record<string, string> = {};
+    const topics = [
+      'alpha',
+      'bravo',
+      'charlie',
+      'delta',
+      'echo',
+      'foxtrot',
+      'golf',
+      'hotel',
+      'india',
+      'juliet',
+      'kilo',
+      'lima',
+      'mike',
+      'november',
+      'oscar',
+      'papa',
+    ];
+    for (const topic of topics) {
+      files[`src/${topic}.ts`] =
+        `export function ${topic}Handler(input: string): string {\n  return 'handled ${topic} request ' + input;\n}\n`;
+      files[`docs/${topic}.md`] = `# ${topic} request\nThe ${topic} request is handled by the handler.\n`;
+      files[`src/${topic}Util.ts`] = `export const ${topic}Names = ['${topic}', 'request', 'handler'];\n`;
+    }
+    const project = fixture(files);
+    const db = tempFile('train.sqlite');
+    const engine = await rankingEngine('off', db, project.root);
+    await engine.sync();
+    for (const topic of topics) {
+      const query = `${topic} request handler`;
+      const retrieval = await engine.search(query);
+      const [best, ...rest] = retrieval.results;
+      assert.ok(best && rest.length >= 1, `${query} has several candidates`);
+      await engine.curate('label', { query, label: 'useful', source: 'cli', snippetIds: [best.id] });
+      await engine.curate('label', { query, label: 'not-useful', source: 'cli', snippetIds: rest.map((result) => result.id) });
+    }
+    const trained = await engine.curate('train', {});
+    assert.ok(trained.labels >= 20, String(trained.labels));
+    assert.equal(trained.promotion.heldOutQueries, 4, 'every fourth of the sixteen requests is held out');
+    assert.ok(trained.modelPath && fs.existsSync(trained.modelPath));
+    if (process.platform !== 'win32') assert.equal(fs.statSync(trained.modelPath).mode & 0o777, 0o600);
+    const loaded = parseModel(fs.readFileSync(trained.modelPath, 'utf8'));
+    assert.ok(loaded.ok);
+    assert.deepEqual(loaded.model.promotion?.passed, trained.promotion.passed);
+    const health = await engine.curate('health', {});
+    assert.equal(health.model.modelId, trained.modelId);
+    assert.equal(health.model.state, trained.promotion.passed ? 'promoted' : 'trained');
+    const again = await engine.curate('train', {});
+    assert.equal(again.modelId, trained.modelId, 'the same labels train the same weights');
+    await engine.close();
+  });
+});
