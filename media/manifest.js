@@ -117,6 +117,7 @@
       ['symbol', strings.symbol],
     ];
     const headRow = element('tr');
+    headRow.append(element('th', { scope: 'col' }, [strings.actions]));
     for (const [key, label] of columns) {
       const direction = sort.key === key ? (sort.descending ? 'descending' : 'ascending') : 'none';
       const button = element('button', { type: 'button', class: 'sort', 'data-sort': key }, [
@@ -169,6 +170,7 @@
           'data-snippet': entry.snippetId,
         },
         [
+          element('td', { class: 'actions' }, actionsOf(entry, manifest, strings)),
           element('td', {}, [entry.included ? strings.yes : strings.no]),
           element('td', {}, [entry.reason + (entry.matchedBy ? ` (${entry.matchedBy})` : '')]),
           element('td', { class: 'number' }, [String(entry.score)]),
@@ -181,6 +183,34 @@
       tbody.append(row);
       if (highlight && entry.snippetId === highlight) row.scrollIntoView({ block: 'center' });
     }
+  }
+
+  /**
+   * Pin and useful / not-useful buttons of one entry. Only source candidates get them: a pin is
+   * pinned already, and a memory item is the user's own claim, not a ranked candidate.
+   * @param {any} entry @param {any} manifest @param {Record<string,string>} strings
+   */
+  function actionsOf(entry, manifest, strings) {
+    if (entry.kind === 'memory' || String(entry.kind).startsWith('pin-') || !entry.path) return [];
+    const root = manifest.revision?.root ?? '';
+    /** @param {string} label @param {string} name @param {any} message */
+    const button = (label, name, message) => {
+      const node = element('button', { type: 'button', class: `action ${name}`, title: label, 'aria-label': label }, [label]);
+      node.addEventListener('click', () => vscode.postMessage(message));
+      return node;
+    };
+    return [
+      button(strings.pin, 'pin', {
+        type: 'pin',
+        root,
+        path: entry.path,
+        startLine: entry.startLine,
+        endLine: entry.endLine,
+        symbol: entry.symbol,
+      }),
+      button(strings.useful, 'useful', { type: 'label', root, query: manifest.query, snippetId: entry.snippetId, useful: true }),
+      button(strings.notUseful, 'not-useful', { type: 'label', root, query: manifest.query, snippetId: entry.snippetId, useful: false }),
+    ];
   }
 
   window.addEventListener('message', (event) => {

@@ -7,7 +7,7 @@ export interface ParsedArgs {
   flags: Map<string, string | true>;
 }
 
-const valueFlags = new Set(['--root', '--db', '--limit', '--budget', '--kind', '--path']);
+const valueFlags = new Set(['--root', '--db', '--limit', '--budget', '--kind', '--path', '--symbol', '--key', '--snippet', '--ranking']);
 const booleanFlags = new Set(['--json', '--full', '--help', '-h', '--semantic', '--no-git', '--files']);
 
 export function parseArgs(argv: string[]): ParsedArgs {

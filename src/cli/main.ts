@@ -12,6 +12,8 @@ import { createStructuralParsers } from '../core/parsing/structuralParsers';
 import { parseArgs, positiveInteger, UsageError } from './args';
 import { serveMcp } from './mcp';
 import { runNavigation } from './navigation';
+import { rankingFlag, runCuration } from './curation';
+import type { RankingMode } from '../core/curation/ranker';
 
 const usage = `Usage:
   pk index [ROOT] [--db FILE] [--full] [--semantic] [--json]
@@ -25,9 +27,15 @@ const usage = `Usage:
   pk references SYMBOL [--path PATH] [--root ROOT] [--db FILE] [--json]
   pk outline [PATH] [--budget TOKENS] [--root ROOT] [--db FILE] [--json]
   pk mcp [ROOT] [--db FILE]                          stdio MCP server: search, find_symbol, references, outline, read, health
+  pk pins [list | add PATH[#L<start>-L<end>] [--symbol NAME] | remove PIN_ID] [--root ROOT] [--db FILE] [--json]
+  pk memory [list | add CLAIM [--key KEY] | supersede ID CLAIM | invalidate ID [REASON] | expire ID [REASON]] [--json]
+  pk feedback useful|not-useful QUERY [--snippet ID]  label the answer to QUERY (all its snippets, or one)
+  pk ranker [status | train] [--json]                 the learned ranker: label counts, model, promotion gate
 A citation is PATH#L<start>-L<end>@<sha256> (the @<sha256> part is optional).
 --semantic adds hybrid ranking: local feature-hashing vectors fused with the lexical ranks.
---files ranks whole files, each with its evidence (matching declarations and lines) and a score.`;
+--files ranks whole files, each with its evidence (matching declarations and lines) and a score.
+--ranking off|shadow|active (search, context, mcp): the learned ranker's mode (default off).
+Pins and memory live in <db>.curation.jsonl beside the database; search and context put them first.`;
 
 /** The default database: one file per canonical root in the user's data folder. */
 export function defaultDbPath(canonicalRoot: string): string {
@@ -47,7 +55,12 @@ function stderrLogger(): Logger {
   };
 }
 
-async function openEngine(root: string, dbFlag: string | true | undefined, semantic = false): Promise<ProjectEngine> {
+async function openEngine(
+  root: string,
+  dbFlag: string | true | undefined,
+  semantic = false,
+  rankingMode?: RankingMode,
+): Promise<ProjectEngine> {
   const ports = nodePorts(stderrLogger());
   // The engine's own checks (a missing folder, the filesystem root, the home directory), before the database folder is created.
   const canonical = await canonicalRoot(root, ports);
@@ -61,6 +74,7 @@ async function openEngine(root: string, dbFlag: string | true | undefined, seman
     parsers: createStructuralParsers({ grammarDirectory, queryDirectory: grammarDirectory }),
     options: { semantic },
     parsePool: parseWorkers(process.env.PK_PARSE_WORKERS),
+    curation: { rankingMode },
   });
 }
 
@@ -151,7 +165,7 @@ async function run(argv: string[]): Promise<number> {
     case 'context': {
       const query = needsQuery(args.command);
       if (args.command === 'context' && args.flags.has('--files')) throw new UsageError('--files applies to search only');
-      const engine = await openEngine(root, args.flags.get('--db'), semantic);
+      const engine = await openEngine(root, args.flags.get('--db'), semantic, rankingFlag(args));
       try {
         await ensureIndexed(engine);
         if (args.command === 'search' && args.flags.has('--files')) {
@@ -247,7 +261,17 @@ async function run(argv: string[]): Promise<number> {
       return runNavigation(args.command, args, { open: () => openEngine(root, args.flags.get('--db')), ensureIndexed, print });
     case 'mcp':
       if (args.positionals.length > 1) throw new UsageError('mcp takes at most one ROOT');
-      return serveMcp(await openEngine(args.positionals[0] ?? root, args.flags.get('--db')));
+      return serveMcp(await openEngine(args.positionals[0] ?? root, args.flags.get('--db'), false, rankingFlag(args)));
+    case 'pins':
+    case 'memory':
+    case 'feedback':
+    case 'ranker':
+      return runCuration(args.command, args, {
+        open: () => openEngine(root, args.flags.get('--db'), false, rankingFlag(args)),
+        ensureIndexed,
+        printLine,
+        printJson,
+      });
     case undefined:
       throw new UsageError('missing command');
     default:

@@ -7,8 +7,8 @@ import { ParserChain } from './parsing/parserChain';
 import { projectSegments } from './containedRead';
 import { classifyPath } from './exclusion/pathRules';
 import type { EnginePorts } from './ports';
-import { quoteSnippet, quotedDataPreamble } from './retrieval/prompt';
-import { relevanceOf, retrieve, type Retrieval, type RetrieveOptions } from './retrieval/retrieve';
+import { quotedDataPreamble } from './retrieval/prompt';
+import type { Retrieval, RetrieveOptions } from './retrieval/retrieve';
 import { summarizeManifest } from './retrieval/manifest';
 import type { Embedder } from './retrieval/vectors';
 import { IndexStore, type SymbolRow } from './store';
@@ -35,6 +35,12 @@ import {
   type OutlineResult,
 } from './navigation/symbols';
 import { resyncOne } from './sync';
+import { ProjectCuration } from './curation/curation';
+import { CurationInputError } from './curation/errors';
+import { curatedBlocks, curatedRetrieve, type CuratedRetrieval } from './curation/context';
+import { CurationLog, curationLogPathFor, rankerPathFor } from './curation/log';
+import type { RankingMode } from './curation/ranker';
+import { runCuration, type CurationOp, type CurationOps } from './curation/requests';
 
 export interface OpenEngineOptions {
   root: string;
@@ -53,6 +59,8 @@ export interface OpenEngineOptions {
    * `false` keeps all parsing on the engine's thread. The defaults suit the CLI and the extension.
    */
   parsePool?: false | Partial<Pick<ParsePoolOptions, 'size' | 'script' | 'minFiles' | 'idleMs' | 'jobTimeoutMs' | 'reclaim'>>;
+  /** Pins, memory and labels: the log (default beside `dbPath`; none for an in-memory index) and the ranking mode. */
+  curation?: { logPath?: string; rankingMode?: RankingMode };
 }
 
 /** Syncs again after another writer replaced the database at most this many times before giving up. */
@@ -115,10 +123,13 @@ export interface ReadSnippet {
 export interface ContextBlocks {
   preamble: string;
   blocks: string[];
-  /** The manifest `snippetId` of each block, in the order of `blocks`. */
+  /**
+   * The manifest `snippetId` of each block, in the order of `blocks` (pins, memory, then source):
+   * a pin's or a source snippet's id in `retrieval.results`, a memory item's id in `retrieval.memory`.
+   */
   blockIds: string[];
   summary: string;
-  retrieval: Retrieval;
+  retrieval: CuratedRetrieval;
 }
 
 /** What one `syncChanges` did: the edited paths alone (`quick`) or a discovery sync with its report. */
@@ -148,6 +159,7 @@ export class ProjectEngine {
     readonly openNote: string | undefined,
     readonly loadedFromDisk: boolean,
     private readonly lockTimeoutMs: number | undefined,
+    private readonly curation: ProjectCuration,
   ) {}
 
   static async open(input: OpenEngineOptions): Promise<ProjectEngine> {
@@ -163,7 +175,14 @@ export class ProjectEngine {
         ? undefined
         : new ParsePool({ ...input.parsePool, recipes, chainVersion: parsers.version, projectId, options, log: input.ports.log });
     const context: SyncContext = { root, projectId, options, ports: input.ports, store, parsers, embedder: input.embedder, analyzer };
-    return new ProjectEngine(context, input.dbPath, discardedReason, loaded, input.lockTimeoutMs);
+    const logPath = input.curation?.logPath ?? (input.dbPath ? curationLogPathFor(input.dbPath) : undefined);
+    const log = new CurationLog(logPath, input.ports.log);
+    const curation = new ProjectCuration(log, context.projectId, logPath && rankerPathFor(logPath), input.curation?.rankingMode, () =>
+      input.ports.clock.now(),
+    );
+    // The curation tables are a projection of the log: built into every store this engine opens.
+    curation.attach(store);
+    return new ProjectEngine(context, input.dbPath, discardedReason, loaded, input.lockTimeoutMs, curation);
   }
 
   /**
@@ -184,6 +203,7 @@ export class ProjectEngine {
       const { store } = await IndexStore.open(this.dbPath, this.project.root, this.project.ports, { lockTimeoutMs: this.lockTimeoutMs });
       this.project.store.close();
       this.project.store = store;
+      this.curation.attach(store);
     }
   }
 
@@ -258,15 +278,26 @@ export class ProjectEngine {
   }
 
   search(query: string, options: RetrieveOptions = {}): Promise<Retrieval> {
-    return this.serialize(() => retrieve(this.project, query, options));
+    return this.serialize(() => curatedRetrieve(this.project, this.curation, query, options));
   }
 
   /** The quoted-source blocks a model would receive for `query`, and the manifest summary. */
   async context(query: string, options: RetrieveOptions = {}): Promise<ContextBlocks> {
-    const retrieval = await this.search(query, options);
-    const blocks = retrieval.results.map((result) => quoteSnippet({ ...result, relevance: relevanceOf(result) }));
-    const blockIds = retrieval.results.map((result) => result.id);
-    return { preamble: quotedDataPreamble, blocks, blockIds, summary: summarizeManifest(retrieval.manifest), retrieval };
+    const retrieval = await this.serialize(() => curatedRetrieve(this.project, this.curation, query, options));
+    const { blocks, ids } = curatedBlocks(retrieval);
+    return { preamble: quotedDataPreamble, blocks, blockIds: ids, summary: summarizeManifest(retrieval.manifest), retrieval };
+  }
+
+  /** Pins, memory, feedback labels and the learned ranker (`curation/requests.ts`); refusals are `UserInputError`s. */
+  curate<N extends CurationOp>(op: N, params: CurationOps[N]['params']): Promise<CurationOps[N]['result']> {
+    return this.serialize(async () => {
+      try {
+        return await runCuration(this.project, this.curation, op, params);
+      } catch (error) {
+        if (error instanceof CurationInputError) throw new UserInputError(error.message);
+        throw error;
+      }
+    });
   }
 
   symbols(): Promise<SymbolRow[]> {
@@ -403,7 +434,10 @@ export class ProjectEngine {
   }
 
   health(): Promise<Health> {
-    return this.serialize(async () => healthOf(this.project.store, this.project.root, this.dbPath, this.lastErrors, false));
+    return this.serialize(async () => ({
+      ...healthOf(this.project.store, this.project.root, this.dbPath, this.lastErrors, false),
+      curation: this.curation.health(),
+    }));
   }
 
   formatHealth(health: Health): string {

@@ -2,6 +2,8 @@ import { displayText } from './safeText';
 // Types only: the extension bundles this module for `formatHealth`, and a value import of the
 // store would bring sql.js into extension.js (test/core/bundle.test.ts checks it does not).
 import type { IndexStore } from './store';
+import type { CurationHealth } from './curation/curation';
+import { curationHealthLines } from './curation/healthLines';
 
 export interface Health {
   status: 'ready' | 'empty' | 'stale' | 'untrusted' | 'error';
@@ -24,6 +26,8 @@ export interface Health {
   boundNotes: string[];
   lastErrors: string[];
   warnings: string[];
+  /** Pins, memory, labels and the learned ranker (absent where no engine answered). */
+  curation?: CurationHealth;
 }
 
 /** Counts and warnings of SPEC §12 for one project. */
@@ -84,6 +88,7 @@ export function formatHealth(health: Health): string {
   lines.push('Parser coverage:');
   for (const row of health.parserCoverage)
     lines.push(`  ${row.language}: ${row.parser} ${row.files}${row.reason ? ` (${row.reason})` : ''}`);
+  if (health.curation) lines.push(...curationHealthLines(health.curation));
   for (const warning of health.warnings) lines.push(`Warning: ${warning}`);
   for (const error of health.lastErrors) lines.push(`Error: ${error}`);
   return lines.map(displayText).join('\n');

@@ -10,12 +10,16 @@ import { Disposable } from './lifecycle';
 import { manifestAsSent } from './modelManifest';
 import { QueryRewriter } from './queryRewrite';
 import type { QuotedBlock, WorkspaceIndex } from './workspaceIndex';
+import type { Curation } from './curation';
+import { curationCommands, handleCurationCommand, labelFromFeedback, type AnswerLabels } from './curationChat';
 
 export const participantId = 'projectKnowledge.project';
 
 interface ResultMetadata {
   kind: string;
   snippets: number;
+  /** What a thumbs up or down on this answer labels (`curationChat.ts`). */
+  labels?: AnswerLabels[];
 }
 
 /** Share of the model's input left unused as headroom; the preamble, the request and the source share the rest. */
@@ -109,6 +113,7 @@ export class ProjectParticipant extends Disposable {
   constructor(
     private readonly index: WorkspaceIndex,
     private readonly log: vscode.LogOutputChannel,
+    private readonly curation?: Curation,
   ) {
     super();
     this.rewriter = new QueryRewriter(log);
@@ -117,6 +122,9 @@ export class ProjectParticipant extends Disposable {
   private readonly _onDidRespond = this._register(new vscode.EventEmitter<ChatTranscript>());
   /** Fires after each response with what it showed (markdown, anchors, references, buttons, result). */
   readonly onDidRespond = this._onDidRespond.event;
+  private readonly _onDidLabel = this._register(new vscode.EventEmitter<number>());
+  /** Fires after a thumbs up or down was recorded, with the number of labels it wrote (the extension-host tests wait on it). */
+  readonly onDidLabel = this._onDidLabel.event;
 
   handle = async (
     request: vscode.ChatRequest,
@@ -151,6 +159,12 @@ export class ProjectParticipant extends Disposable {
     stream: vscode.ChatResponseStream,
     token: vscode.CancellationToken,
   ): Promise<vscode.ChatResult> {
+    if (this.curation && request.command && curationCommands.has(request.command)) {
+      // Pins and memory live beside the index: in Restricted Mode there is none to curate.
+      if (!this.index.trusted) this.untrustedNotice(stream);
+      else await handleCurationCommand(this.curation, request, stream);
+      return { metadata: { kind: request.command, snippets: 0 } satisfies ResultMetadata };
+    }
     switch (request.command) {
       case 'search':
         return this.search(request, stream);
@@ -184,6 +198,7 @@ export class ProjectParticipant extends Disposable {
     const model = request.model;
     const messages: vscode.LanguageModelChatMessage[] = [];
     const included: Array<{ folder: vscode.WorkspaceFolder; result: VerifiedSnippet }> = [];
+    const labels: AnswerLabels[] = [];
     let contextNote: string | undefined;
     if (!this.index.trusted) {
       this.untrustedNotice(stream);
@@ -223,6 +238,7 @@ export class ProjectParticipant extends Disposable {
       for (const context of contexts) {
         matched += context.blocks.length;
         const dropped = new Set<string>();
+        const quoted: string[] = [];
         for (const block of context.blocks) {
           const counted = await model.countTokens(block.text, token);
           if (used + counted > budget) {
@@ -231,8 +247,14 @@ export class ProjectParticipant extends Disposable {
           }
           used += counted;
           sent.push(block);
+          // A memory block quotes no file: it has no reference to show, but the model reads it.
+          if (block.kind === 'memory') continue;
           included.push({ folder: context.folder, result: block.result });
+          // Only ranked source candidates are labeled by feedback: pins and memory are the user's own.
+          if (block.result.reason !== 'pinned') quoted.push(block.snippetId);
         }
+        // Labels name the query searched: the candidates the engine remembers are that query's.
+        labels.push({ projectKey: context.folder.uri.toString(), query: context.retrieval.manifest.query, snippetIds: quoted });
         const manifest = manifestAsSent(context.retrieval.manifest, dropped);
         manifests.push(rewritten ? { ...manifest, rewrite: { request: request.prompt, model: model.name } } : manifest);
       }
@@ -280,7 +302,7 @@ export class ProjectParticipant extends Disposable {
       }
       stream.button({ command: 'projectKnowledge.showManifest', title: vscode.l10n.t('Show Manifest') });
     }
-    return { metadata: { kind: 'ask', snippets: included.length } satisfies ResultMetadata };
+    return { metadata: { kind: 'ask', snippets: included.length, labels } satisfies ResultMetadata };
   }
 
   private async search(request: vscode.ChatRequest, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
@@ -394,6 +416,10 @@ export class ProjectParticipant extends Disposable {
   feedback = (event: vscode.ChatResultFeedback): void => {
     const kind = (event.result.metadata as ResultMetadata | undefined)?.kind ?? 'unknown';
     this.index.recordFeedback(kind, event.kind === vscode.ChatResultFeedbackKind.Helpful);
+    if (this.curation)
+      void labelFromFeedback(this.curation, event, this.log).then((recorded) => {
+        if (!this.isDisposed) this._onDidLabel.fire(recorded);
+      });
   };
 }
 
@@ -401,9 +427,10 @@ export function registerChatParticipant(
   context: vscode.ExtensionContext,
   index: WorkspaceIndex,
   log: vscode.LogOutputChannel,
+  curation?: Curation,
 ): ProjectParticipant | undefined {
   if (!vscode.chat?.createChatParticipant) return undefined;
-  const participant = new ProjectParticipant(index, log);
+  const participant = new ProjectParticipant(index, log, curation);
   const registered = vscode.chat.createChatParticipant(participantId, participant.handle);
   registered.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.svg');
   registered.followupProvider = { provideFollowups: participant.followups };

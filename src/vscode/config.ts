@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { EngineOptionsInput } from '../core/worker/protocol';
+import type { RankingMode } from '../core/curation/ranker';
 
 /** Every setting of the extension, read once through one typed place with safe defaults. */
 export interface Config {
@@ -9,6 +10,8 @@ export interface Config {
   promptBudget: number;
   /** Whether `@project` lets the chat model rewrite a request into code terms before searching. */
   rewriteQuery: boolean;
+  /** `projectKnowledge.ranking.mode`: the learned ranker off (default), in shadow, or active once promoted. */
+  rankingMode: RankingMode;
 }
 
 /** Settings whose change alters what is indexed, so the index must be reopened and re-synced. */
@@ -49,6 +52,7 @@ export function readConfig(scope?: vscode.ConfigurationScope): Config {
     rewriteQuery: section.get<unknown>('rewriteQuery') === true,
     results,
     promptBudget,
+    rankingMode: rankingModeOf(section.get<unknown>('ranking.mode')),
     engine: {
       bounds: {
         maxFiles: numberSetting(section, 'maxFiles', 10_000),
@@ -68,4 +72,9 @@ export function readConfig(scope?: vscode.ConfigurationScope): Config {
       budgetTokens: promptBudget,
     },
   };
+}
+
+/** A bad value is `off`: the learned ranker changes nothing unless asked to. */
+function rankingModeOf(value: unknown): RankingMode {
+  return value === 'shadow' || value === 'active' ? value : 'off';
 }

@@ -9,6 +9,7 @@ import { registerSearchTool } from './searchTool';
 import { registerStatusBar } from './statusBar';
 import { IndexTreeProvider } from './treeView';
 import { WorkspaceIndex } from './workspaceIndex';
+import { registerCuration, type Curation } from './curation';
 
 /** What the extension returns from `activate`; the extension-host tests use it. */
 export interface ProjectKnowledgeApi {
@@ -21,6 +22,8 @@ export interface ProjectKnowledgeApi {
   /** The MCP server definitions (undefined where VS Code has no MCP API); tests ask it what it offers. */
   mcp: McpDefinitions | undefined;
   activationMs: number;
+  /** Pins, memory, labels and the ranker (`curation.ts`). */
+  curation: Curation;
 }
 
 /** The index of the running extension, so `deactivate` can wait for its last write. */
@@ -37,7 +40,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Projec
   const view = vscode.window.createTreeView('projectKnowledge.index', { treeDataProvider: tree, showCollapseAll: true });
   context.subscriptions.push(index, manifest, tree, view, registerStatusBar(index), ...registerCommands({ index, manifest, log }));
   context.subscriptions.push(registerFileEvents(index));
-  const chat = registerChatParticipant(context, index, log);
+  const curated = registerCuration(index, log);
+  context.subscriptions.push(...curated.disposables);
+  const chat = registerChatParticipant(context, index, log, curated.curation);
   const tool = registerSearchTool(index, log);
   if (tool) context.subscriptions.push(tool);
   context.subscriptions.push(...registerNavigationTools(index, log));
@@ -49,7 +54,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Projec
   setTimeout(() => {
     index.start().catch((error: unknown) => log.error(`Indexing could not start: ${String(error)}`));
   }, 0);
-  return { index, tree, manifest, chat, mcp: mcp?.provider, activationMs };
+  return { index, tree, manifest, chat, mcp: mcp?.provider, activationMs, curation: curated.curation };
 }
 
 /** VS Code awaits this: every folder's pending database write finishes (within 3 s) before the host stops. */

@@ -29,6 +29,10 @@ function webviewStrings(): Record<string, string> {
     yes: vscode.l10n.t('included'),
     no: vscode.l10n.t('excluded'),
     summary: vscode.l10n.t('{0} included, {1} excluded, {2} of {3} tokens'),
+    actions: vscode.l10n.t('Feedback'),
+    pin: vscode.l10n.t('Pin'),
+    useful: vscode.l10n.t('Useful'),
+    notUseful: vscode.l10n.t('Not useful'),
   };
 }
 
@@ -90,6 +94,16 @@ export class ManifestPanel extends Disposable {
     if (message.type === 'ready') {
       this.ready = true;
       void this.post();
+      return;
+    }
+    if (message.type === 'label') {
+      const command = message.useful ? 'projectKnowledge.markUseful' : 'projectKnowledge.markNotUseful';
+      void vscode.commands.executeCommand(command, { root: message.root, query: message.query, snippetId: message.snippetId });
+      return;
+    }
+    if (message.type === 'pin') {
+      const { root, path: relativePath, startLine, endLine, symbol } = message;
+      void vscode.commands.executeCommand('projectKnowledge.pin', { root, path: relativePath, startLine, endLine, symbol });
       return;
     }
     const folder =

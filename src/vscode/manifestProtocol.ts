@@ -14,14 +14,28 @@ export type HostToWebview = {
   strings: Record<string, string>;
 };
 
-export type WebviewToHost = { type: 'ready' } | { type: 'open'; path: string; startLine: number; endLine: number; root: string };
+export type WebviewToHost =
+  | { type: 'ready' }
+  | { type: 'open'; path: string; startLine: number; endLine: number; root: string }
+  /** Pin an entry (its declaration when it has one, else its lines). */
+  | { type: 'pin'; path: string; startLine: number; endLine: number; root: string; symbol?: string }
+  /** Label an entry of the answer to `query` useful or not useful. */
+  | { type: 'label'; root: string; query: string; snippetId: string; useful: boolean };
 
 export function isWebviewToHost(value: unknown): value is WebviewToHost {
   if (!value || typeof value !== 'object') return false;
   const message = value as Record<string, unknown>;
   if (message.type === 'ready') return true;
+  if (message.type === 'label')
+    return (
+      typeof message.root === 'string' &&
+      typeof message.query === 'string' &&
+      typeof message.snippetId === 'string' &&
+      typeof message.useful === 'boolean'
+    );
+  if (message.type === 'pin' && message.symbol !== undefined && typeof message.symbol !== 'string') return false;
   return (
-    message.type === 'open' &&
+    (message.type === 'open' || message.type === 'pin') &&
     typeof message.path === 'string' &&
     typeof message.root === 'string' &&
     Number.isInteger(message.startLine) &&

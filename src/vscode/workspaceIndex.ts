@@ -7,6 +7,7 @@ import type { Manifest } from '../core/retrieval/manifest';
 import type { Retrieval, RetrieveOptions, VerifiedSnippet } from '../core/retrieval/retrieve';
 import type { SyncProgress } from '../core/sync';
 import type { ToolAnswer, ToolName } from '../core/tools/toolSet';
+import type { CurationOp, CurationOps, CurationRequest } from '../core/curation/requests';
 import { EngineClient } from '../core/worker/engineClient';
 import type { RequestMap, RequestName, TreeDirectory, TreeItem } from '../core/worker/protocol';
 import { readConfig } from './config';
@@ -44,12 +45,13 @@ export interface FolderHealth {
   readonly error: string | undefined;
 }
 
-/** One quoted block as the worker made it, with the snippet it quotes (paired by the block's snippet id). */
-export interface QuotedBlock {
-  readonly snippetId: string;
-  readonly text: string;
-  readonly result: VerifiedSnippet;
-}
+/**
+ * One quoted block as the worker made it, paired by its manifest id: a pin or source block with
+ * the snippet it quotes, or a memory block (the user's claim, which quotes no file).
+ */
+export type QuotedBlock =
+  | { readonly kind: 'snippet'; readonly snippetId: string; readonly text: string; readonly result: VerifiedSnippet }
+  | { readonly kind: 'memory'; readonly snippetId: string; readonly text: string };
 
 /** What the worker would give a model for one folder: its preamble, blocks and manifest summary. */
 export interface FolderContext {
@@ -251,7 +253,8 @@ export class WorkspaceIndex extends Disposable {
       // A full or read-only global storage must not stop indexing: keep the index in memory.
       this.log.warn(`Global storage is not writable (${String(error)}); the index of ${folder.name} stays in memory.`);
     }
-    const request = { projectKey: folder.uri.toString(), root: folder.uri.fsPath, options: readConfig(folder).engine };
+    const config = readConfig(folder);
+    const request = { projectKey: folder.uri.toString(), root: folder.uri.fsPath, options: config.engine, rankingMode: config.rankingMode };
     const opened = await this.request('open', { ...request, dbPath }).catch(async (error: unknown) => {
       // Something that is not our index sits at the storage path: it is left alone, and the
       // index of this folder stays in memory rather than not existing.
@@ -418,9 +421,12 @@ export class WorkspaceIndex extends Disposable {
     for (const { folder, folderKey } of this.queryableFolders()) {
       const context = await this.request('context', { projectKey: folderKey, query, options: this.retrieveOptions(folder, options) });
       const snippets = new Map(context.retrieval.results.map((result) => [result.id, result]));
-      const blocks = context.blockIds.flatMap((snippetId, index) => {
+      const memory = new Set(context.retrieval.memory.map((item) => item.id));
+      const blocks = context.blockIds.flatMap((snippetId, index): QuotedBlock[] => {
+        const text = context.blocks[index];
         const result = snippets.get(snippetId);
-        return result ? [Object.freeze({ snippetId, text: context.blocks[index], result })] : [];
+        if (result) return [Object.freeze({ kind: 'snippet', snippetId, text, result })];
+        return memory.has(snippetId) ? [Object.freeze({ kind: 'memory', snippetId, text })] : [];
       });
       contexts.push(Object.freeze({ folder, preamble: context.preamble, blocks, summary: context.summary, retrieval: context.retrieval }));
     }
@@ -446,6 +452,16 @@ export class WorkspaceIndex extends Disposable {
     if (!this.queryableFolders().some((folder) => folder.folderKey === folderKey))
       return Promise.reject(new Error('This folder has no open index.'));
     return this.request('tool', { projectKey: folderKey, name, input });
+  }
+
+  /**
+   * One curation request (pins, memory, labels, the ranker) in one folder; the worker writes the
+   * project's curation log. Refusals (a conflicting claim, an unknown id) reject with their message.
+   */
+  curate<N extends CurationOp>(folderKey: string, op: N, params: CurationOps[N]['params']): Promise<CurationOps[N]['result']> {
+    if (!this.queryableFolders().some((folder) => folder.folderKey === folderKey))
+      return Promise.reject(new Error(vscode.l10n.t('This folder has no open index.')));
+    return this.request('curate', { projectKey: folderKey, request: { op, params } as CurationRequest });
   }
 
   /** The health of every folder: the one place a health report is built (commands, chat and the manifest view show it). */

@@ -14,8 +14,9 @@ const manifest = JSON.parse(fs.readFileSync(path.join(repository, 'package.json'
 const nls = JSON.parse(fs.readFileSync(path.join(repository, 'package.nls.json'), 'utf8')) as Record<string, string>;
 
 test("the README's settings table matches package.json", () => {
+  // Keys are dotted paths (`projectKnowledge.ranking.mode`), each part a word.
   const readme = fs.readFileSync(path.join(repository, 'README.md'), 'utf8');
-  const rows = [...readme.matchAll(/^\| `(projectKnowledge\.[A-Za-z]+)` \| `([^`]*)` \|/gm)].map((match) => [match[1], match[2]]);
+  const rows = [...readme.matchAll(/^\| `(projectKnowledge(?:\.[A-Za-z]+)+)` \| `([^`]*)` \|/gm)].map((match) => [match[1], match[2]]);
   const properties = manifest.contributes.configuration.properties;
   const expected = Object.entries(properties).map(([key, value]) => [key, JSON.stringify(value.default)]);
   assert.deepEqual(rows.sort(), expected.sort());

@@ -158,13 +158,15 @@ async function widenSidebar(page, width = 460) {
 /** The manifest webview's inner document. */
 const manifestFrame = (page) => page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
 
-/** Rows of the manifest table: class (included/excluded), cells, link text. */
+/** Rows of the manifest table: class (included/excluded), data cells, the action buttons' labels, link text. */
 function manifestRows(frame) {
   return frame.locator('#manifest-table tbody tr').evaluateAll((rows) =>
     rows.map((row) => ({
       included: row.classList.contains('included'),
       excluded: row.classList.contains('excluded'),
-      cells: [...row.querySelectorAll('td')].map((cell) => cell.textContent?.trim() ?? ''),
+      // The first cell holds the Pin / Useful / Not useful buttons; the data cells follow it.
+      cells: [...row.querySelectorAll('td:not(.actions)')].map((cell) => cell.textContent?.trim() ?? ''),
+      actions: [...row.querySelectorAll('td.actions button')].map((button) => button.getAttribute('aria-label') ?? ''),
       link: row.querySelector('a')?.textContent?.trim() ?? '',
     })),
   );
@@ -360,6 +362,12 @@ async function trustedChecks(ctx, checks, screenshots) {
         all.every((row) => /^(src|scripts)\/[\w.]+:\d+-\d+$/.test(row.link)),
         'every row has a path:lines link',
         seen,
+      );
+      // Every row here is a ranked source candidate (no pin, no memory), so each can be pinned and labeled.
+      assert(
+        all.every((row) => row.actions.join() === 'Pin,Useful,Not useful'),
+        'every source row has Pin, Useful and Not useful buttons',
+        all.map((row) => row.actions.join('/')).join(' | '),
       );
       const query = await frame.locator('p.query').innerText();
       assert(query.includes('parseCookieHeader'), 'the query is shown', query);

@@ -42,6 +42,8 @@ export interface Manifest {
   ranking?: 'lexical' | 'hybrid' | 'lexical-fallback';
   /** Set by the chat participant when the chat model rewrote the request (`request`) into the `query` searched. */
   rewrite?: { request: string; model: string };
+  /** The learned ranker's part (`curation/`): its mode, whether it reordered anything, and why not. No ids or features. */
+  learned?: { mode: 'off' | 'shadow' | 'active'; applied: boolean; fallback?: string };
   entries: ManifestEntry[];
 }
 

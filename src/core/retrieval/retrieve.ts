@@ -30,7 +30,8 @@ export interface VerifiedSnippet {
   text: string;
   sha256: string;
   score: number;
-  reason: CandidateReason;
+  /** `pinned`: a pin the user made, served ahead of every candidate (`curation/context.ts`). */
+  reason: CandidateReason | 'pinned';
   matched: string;
   symbol: string | null;
   kind: string | null;
@@ -48,6 +49,11 @@ export function publishedResult(result: VerifiedSnippet) {
   return { path, startLine, endLine, score, symbol, reason, sha256, citation };
 }
 
+/** What a caller may add to one retrieval: the learned ranker sees the scored candidates and returns them all, reordered or not. */
+export interface RetrieveHooks {
+  rerank?: <T extends Scored & { modified: boolean }>(candidates: T[]) => T[];
+}
+
 export interface Retrieval {
   descriptor: TaskDescriptor;
   results: VerifiedSnippet[];
@@ -60,7 +66,7 @@ export function citationOf(snippet: { path: string; startLine: number; endLine: 
   return `${snippet.path}#L${snippet.startLine}-L${snippet.endLine}@${snippet.sha256}`;
 }
 
-interface Scored extends Candidate {
+export interface Scored extends Candidate {
   score: number;
 }
 
@@ -163,7 +169,12 @@ export function spreadAcrossFiles<T extends Scored & { modified: boolean }>(cand
  * indexing is re-synced and the query rerun (bounded); a deleted or newly unusable file is
  * dropped from the index and reported in the manifest.
  */
-export async function retrieve(context: SyncContext, query: string, options: RetrieveOptions = {}): Promise<Retrieval> {
+export async function retrieve(
+  context: SyncContext,
+  query: string,
+  options: RetrieveOptions = {},
+  hooks: RetrieveHooks = {},
+): Promise<Retrieval> {
   const limit = options.limit ?? context.options.results;
   const semantic = options.semantic ?? context.options.semantic;
   const budget = options.budgetTokens ?? context.options.budgetTokens;
@@ -220,6 +231,7 @@ export async function retrieve(context: SyncContext, query: string, options: Ret
       if (hybrid.note) manifest.note = hybrid.note;
       if (hybrid.candidates) candidates = scoreAll(hybrid.candidates);
     }
+    if (hooks.rerank) candidates = hooks.rerank(candidates);
     const { kept, cut } = relevanceCut(candidates, descriptor);
     const verification = await verifyCandidates(spreadAcrossFiles(kept), limit, budget, state.head, files, live, focusWords);
     const rankedFiles = filesWanted ? await verifyFiles(candidates, limit, files, live) : undefined;
@@ -504,6 +516,8 @@ export function relevanceOf(result: VerifiedSnippet): string {
       return `symbol ${result.symbol ?? result.matched} matches the request words`;
     case 'semantic':
       return `similar wording (${result.matched})`;
+    case 'pinned':
+      return `pinned by the user (${result.matched})`;
     default:
       return `full-text match (score ${result.score})`;
   }

@@ -108,7 +108,7 @@ export const toolDescriptions: Record<ToolName, string> = {
 function searchAnswer(context: ContextBlocks): ToolAnswer {
   const { retrieval } = context;
   const text =
-    retrieval.results.length === 0
+    context.blocks.length === 0
       ? `${retrieval.manifest.note ?? 'No results.'}\n\n${context.summary}`
       : [context.preamble, ...context.blocks, context.summary].join('\n\n');
   const excluded: Record<string, number> = {};

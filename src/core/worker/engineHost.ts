@@ -65,7 +65,7 @@ export function directoryOf(files: TreeFile[], directory: string): TreeDirectory
 type Handlers = { [N in RequestName]: (params: RequestMap[N]['params']) => Promise<RequestMap[N]['result']> };
 
 const handlers: Handlers = {
-  async open({ projectKey, root, dbPath, options }) {
+  async open({ projectKey, root, dbPath, options, rankingMode }) {
     await engines.get(projectKey)?.close();
     counters.engineOpens++;
     const engine = await ProjectEngine.open({
@@ -74,6 +74,7 @@ const handlers: Handlers = {
       options,
       ports,
       parsers: createStructuralParsers({ grammarDirectory, queryDirectory: grammarDirectory }),
+      curation: { rankingMode },
     });
     engines.set(projectKey, engine);
     return { root: engine.root, loadedFromDisk: engine.loadedFromDisk, openNote: engine.openNote };
@@ -93,6 +94,7 @@ const handlers: Handlers = {
   outline: ({ projectKey, input }) => engineFor(projectKey).outline(input),
   read: ({ projectKey, citation }) => engineFor(projectKey).read(citation),
   tool: ({ projectKey, name, input }) => runToolWithInput(engineFor(projectKey), name, input),
+  curate: ({ projectKey, request }) => engineFor(projectKey).curate(request.op, request.params),
   files: ({ projectKey }) => engineFor(projectKey).files(),
   directory: async ({ projectKey, path: directory }) => directoryOf(await engineFor(projectKey).files(), directory),
   fileItems: ({ projectKey, path: relativePath }) => engineFor(projectKey).fileItems(relativePath),

@@ -8,13 +8,15 @@ import type { ContextBlocks, ReadSnippet, SyncOutcome, TreeFile, TreeItem } from
 import type { ReferencesInput, ReferencesResult } from '../navigation/references';
 import type { FindSymbolInput, FindSymbolResult, OutlineInput, OutlineResult } from '../navigation/symbols';
 import type { ToolAnswer, ToolName } from '../tools/toolSet';
+import type { CurationOp, CurationOps, CurationRequest } from '../curation/requests';
+import type { RankingMode } from '../curation/ranker';
 
 /** Messages between an engine client and the worker thread that owns the engines. */
 export type EngineOptionsInput = Partial<Omit<EngineOptions, 'bounds'>> & { bounds?: Partial<IndexBounds> };
 
 export interface RequestMap {
   open: {
-    params: { projectKey: string; root: string; dbPath?: string; options?: EngineOptionsInput };
+    params: { projectKey: string; root: string; dbPath?: string; options?: EngineOptionsInput; rankingMode?: RankingMode };
     result: { root: string; loadedFromDisk: boolean; openNote?: string };
   };
   /** The one sync: the engine decides between re-indexing `paths` alone and discovery (`ProjectEngine.syncChanges`). */
@@ -34,6 +36,8 @@ export interface RequestMap {
   read: { params: { projectKey: string; citation: string }; result: ReadSnippet };
   /** One agent tool, its raw input checked in the worker (the same `runTool` as `pk mcp`). */
   tool: { params: { projectKey: string; name: ToolName; input: unknown }; result: ToolAnswer };
+  /** Pins, memory, labels and the ranker (`curation/requests.ts`); the result is that request's `CurationOps` result. */
+  curate: { params: { projectKey: string; request: CurationRequest }; result: CurationOps[CurationOp]['result'] };
   files: { params: { projectKey: string }; result: TreeFile[] };
   /** One directory of the tree view: its subdirectories and files, never the whole list. */
   directory: { params: { projectKey: string; path: string }; result: TreeDirectory };

@@ -52,11 +52,14 @@ describe('trusted workspace', () => {
 
   it('registers every command in package.json and no other', async () => {
     const extension = vscode.extensions.getExtension(extensionId);
-    const manifest = extension?.packageJSON as { contributes: { commands: Array<{ command: string }> } } | undefined;
+    const manifest = extension?.packageJSON as
+      { contributes: { commands: Array<{ command: string }>; views: Record<string, Array<{ id: string }>> } } | undefined;
     const declared = (manifest?.contributes.commands ?? []).map((entry) => entry.command).sort();
-    // VS Code adds view commands (`projectKnowledge.index.focus`, ...) of its own.
+    // VS Code adds view commands (`projectKnowledge.index.focus`, `projectKnowledge.pins.focus`, ...) of its own.
+    const views = Object.values(manifest?.contributes.views ?? {}).flatMap((list) => list.map((view) => `${view.id}.`));
+    assert.deepEqual(views.sort(), ['projectKnowledge.index.', 'projectKnowledge.pins.']);
     const registered = (await vscode.commands.getCommands(true))
-      .filter((command) => command.startsWith('projectKnowledge.') && !command.startsWith('projectKnowledge.index.'))
+      .filter((command) => command.startsWith('projectKnowledge.') && !views.some((view) => command.startsWith(view)))
       .sort();
     assert.deepEqual(registered, declared);
   });
@@ -380,6 +383,82 @@ describe('trusted workspace: agent tools and the MCP server definition', () => {
     const health = await vscode.commands.executeCommand<string>('projectKnowledge.healthCheck');
     assert.equal(definition.args[4], health.match(/Database: (\S+\.sqlite)/)?.[1]);
     assert.equal(definition.label, `Project Knowledge: ${workspaceFolder().name}`);
+  });
+});
+
+describe('trusted workspace: pins, memory and feedback (issue 19)', () => {
+  before(async () => {
+    const api = await activeApi();
+    await waitFor('the index', () => api.index.status().folders.some((folder) => folder.state === 'ready'), 60_000);
+    await api.index.whenIdle();
+  });
+
+  it('pins a declaration from the tree: it is in the pins view, first in the next answer and first in the manifest', async () => {
+    const api = await activeApi();
+    const nodes = await allNodes();
+    const item = nodes.find(
+      (node): node is ItemNode => node.kind === 'item' && node.file.file.path === 'src/session.ts' && node.item.kind !== 'window',
+    );
+    assert.ok(item, 'a declaration of src/session.ts is in the tree');
+    await vscode.commands.executeCommand('projectKnowledge.pin', item);
+    const pins = await waitFor('the pin', async () => {
+      const listed = await api.curation.allPins();
+      return listed.length > 0 ? listed : undefined;
+    });
+    assert.equal(pins[0].pin.label, `src/session.ts ${item.item.label}`);
+    assert.equal(pins[0].pin.status, 'current');
+    const [context] = await api.index.context('parseCookieHeader');
+    const first = context.retrieval.results[0];
+    assert.deepEqual([first.reason, first.path, first.startLine], ['pinned', 'src/session.ts', item.item.startLine]);
+    assert.equal(first.sha256, await liveSha('src/session.ts'));
+    assert.ok(
+      context.retrieval.results.some((result) => result.path === 'src/cookies.ts'),
+      'the source answer follows the pin',
+    );
+    assert.deepEqual([api.index.lastManifest?.entries[0].reason, api.index.lastManifest?.entries[0].snippetId], ['pinned', pins[0].pin.id]);
+    await api.curation.curate(pins[0].projectKey, 'unpin', { id: pins[0].pin.id });
+    assert.equal((await api.curation.allPins()).length, 0);
+  });
+
+  it('records a thumbs-down on an answer as a not-useful label on each snippet it quoted', async () => {
+    const api = await activeApi();
+    assert.ok(api.chat, 'the chat participant is registered');
+    const [context] = await api.index.context('parseCookieHeader');
+    const snippetIds = context.retrieval.results.filter((result) => result.reason !== 'pinned').map((result) => result.id);
+    assert.ok(snippetIds.length > 0);
+    const projectKey = workspaceFolder().uri.toString();
+    const before = await api.curation.curate(projectKey, 'health', {});
+    const chat = api.chat;
+    const recorded = new Promise<number>((resolve) => {
+      const subscription = chat.onDidLabel((count) => {
+        subscription.dispose();
+        resolve(count);
+      });
+    });
+    chat.feedback({
+      result: { metadata: { kind: 'ask', snippets: snippetIds.length, labels: [{ projectKey, query: 'parseCookieHeader', snippetIds }] } },
+      kind: vscode.ChatResultFeedbackKind.Unhelpful,
+    });
+    assert.equal(await recorded, snippetIds.length);
+    const after = await api.curation.curate(projectKey, 'health', {});
+    assert.equal(after.labels.notUseful, before.labels.notUseful + snippetIds.length);
+    const healthText = await vscode.commands.executeCommand<string>('projectKnowledge.healthCheck');
+    assert.match(healthText, /Feedback labels: \d+ useful, \d+ not useful/);
+    assert.match(healthText, /Ranking: off; model missing/);
+  });
+
+  it('applies projectKnowledge.ranking.mode without re-indexing', async () => {
+    const api = await activeApi();
+    const projectKey = workspaceFolder().uri.toString();
+    await vscode.workspace.getConfiguration('projectKnowledge').update('ranking.mode', 'shadow', vscode.ConfigurationTarget.Workspace);
+    try {
+      await waitFor('the shadow mode', async () => (await api.curation.curate(projectKey, 'health', {})).mode === 'shadow' || undefined);
+      const [retrieval] = await api.index.search('parseCookieHeader');
+      assert.equal(retrieval.manifest.learned?.mode, 'shadow');
+      assert.equal(retrieval.manifest.learned?.applied, false);
+    } finally {
+      await vscode.workspace.getConfiguration('projectKnowledge').update('ranking.mode', undefined, vscode.ConfigurationTarget.Workspace);
+    }
   });
 });
 

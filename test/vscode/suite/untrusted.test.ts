@@ -82,6 +82,10 @@ describe('Restricted Mode: @project and #projectKnowledge', () => {
     const search = await askProject(api, fake, '@project /search parseCookieHeader');
     assert.match(search.transcript.markdown, /Restricted Mode/);
     assert.deepEqual(search.transcript.anchors, []);
+    // Pins and memory live beside the index: nothing to curate, nothing written.
+    const remember = await askProject(api, fake, '@project /remember Exports default to SingleFile');
+    assert.match(remember.transcript.markdown, /Restricted Mode/);
+    assert.doesNotMatch(remember.transcript.markdown, /Remembered as/);
     assert.deepEqual(fake.requests, []);
     assert.equal(api.index.workerStarted, false, 'no index was opened');
   });
