@@ -140,7 +140,17 @@ export function scoreFiles(
       )[0]?.values ?? [],
   );
 
-  const termWords = kept.map((candidate) => candidate.term.replace(/^"(.*)"$/, '$1').replace(/""/g, '"'));
+  const termStems = kept.map((candidate) => stemWord(candidate.term.replace(/^"(.*)"$/, '$1').replace(/""/g, '"')));
+  // A name's stems are computed once per distinct name: many chunks share a declared name.
+  const nameStems = new Map<string, Set<string>>();
+  const stemsOf = (name: string) => {
+    let stems = nameStems.get(name);
+    if (!stems) {
+      stems = new Set([name.toLowerCase(), ...splitIdentifier(name)].map(stemWord));
+      nameStems.set(name, stems);
+    }
+    return stems;
+  };
   const byFile = new Map<string, FileTotals>();
   const fileBytes = new Map<string, number>();
   for (const row of rows) {
@@ -155,18 +165,14 @@ export function scoreFiles(
       fileBytes.set(path, Number(row[3] ?? 0));
     }
     const name = row[2] as string | null;
-    const nameParts = name ? new Set([name.toLowerCase(), ...splitIdentifier(name)].map(stemWord)) : undefined;
+    const nameParts = name ? stemsOf(name) : undefined;
     const namedConcepts = new Set<number>();
     for (let phrase = 0; phrase < phraseCount; phrase++) {
       const concept = kept[phrase].concept;
       totals.body[concept] += hits[phrase * 3 + bodyColumn];
       totals.idents[concept] += hits[phrase * 3 + identsColumn];
       totals.path[concept] = Math.max(totals.path[concept], hits[phrase * 3 + pathColumn]);
-      if (
-        nameParts &&
-        (hits[phrase * 3 + bodyColumn] > 0 || hits[phrase * 3 + identsColumn] > 0) &&
-        nameParts.has(stemWord(termWords[phrase]))
-      )
+      if (nameParts && (hits[phrase * 3 + bodyColumn] > 0 || hits[phrase * 3 + identsColumn] > 0) && nameParts.has(termStems[phrase]))
         namedConcepts.add(concept);
     }
     for (const concept of namedConcepts) totals.names[concept]++;
