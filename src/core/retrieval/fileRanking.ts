@@ -1,4 +1,5 @@
-import { exactTierFloor, type Candidate, type CandidateReason } from './candidates';
+// Types only: the extension bundle imports this module for `formatRankedFiles` and must not load the store.
+import type { Candidate, CandidateReason } from './candidates';
 
 /** One piece of evidence for a ranked file: a matching declaration or lines, and why it matched. */
 export interface FileEvidence {
@@ -36,8 +37,8 @@ export interface FileRankingOptions {
   wholeFile?: ReadonlyMap<string, number>;
   /** A factor per file in 0..1 (test code and prose files the request is not about score less). */
   weight?: (path: string) => number;
-  /** For lookups (a symbol, path or phrase): files with an exact match go first whatever the fusion says. */
-  exactFirst?: boolean;
+  /** For lookups (a symbol, path or phrase): files whose best candidate's base is at least this go first whatever the fusion says. */
+  exactFirstFrom?: number;
 }
 
 /**
@@ -73,7 +74,7 @@ export function rankFiles<T extends Candidate & { score: number; modified: boole
     return {
       path,
       evidenceScore: evidence,
-      exact: sorted[0].base >= exactTierFloor,
+      best: sorted[0].base,
       modified: sorted.some((candidate) => candidate.modified),
       evidence: sorted.slice(0, evidencePerFile).map((candidate) => ({
         startLine: candidate.snippet.startLine,
@@ -88,14 +89,15 @@ export function rankFiles<T extends Candidate & { score: number; modified: boole
   const { wholeFile, weight } = options;
   const bestEvidence = Math.max(0, ...files.map((file) => file.evidenceScore));
   const bestWhole = wholeFile ? Math.max(0, ...files.map((file) => wholeFile.get(file.path) ?? 0)) : 0;
-  const ranked = files.map(({ path, evidenceScore, exact, modified, evidence }) => {
+  const ranked = files.map(({ path, evidenceScore, best, modified, evidence }) => {
     let score = evidenceScore;
     if (wholeFile && bestWhole > 0 && bestEvidence > 0) {
       const fused = evidenceShare * (evidenceScore / bestEvidence) + (1 - evidenceShare) * ((wholeFile.get(path) ?? 0) / bestWhole);
       score = 100 * fused;
     }
     score *= weight?.(path) ?? 1;
-    return { path, score: Math.round(score * 100) / 100, modified, evidence, exact: options.exactFirst === true && exact };
+    const exact = options.exactFirstFrom !== undefined && best >= options.exactFirstFrom;
+    return { path, score: Math.round(score * 100) / 100, modified, evidence, exact };
   });
   return ranked
     .sort((a, b) => Number(b.exact) - Number(a.exact) || b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))

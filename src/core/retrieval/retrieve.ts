@@ -4,6 +4,7 @@ import { splitLines, estimateTokens } from '../tokens';
 import {
   collectCandidates,
   containsLiteral,
+  exactTierFloor,
   FileIndex,
   requestWordTerms,
   tierScores,
@@ -363,7 +364,7 @@ function rankCandidateFiles(
     const prose = demoteProse && language !== undefined && proseLanguages.has(language);
     return test || prose ? demotedFileWeight : 1;
   };
-  return rankFiles(candidates, { wholeFile, weight, exactFirst: !descriptor.natural && !descriptor.long });
+  return rankFiles(candidates, { wholeFile, weight, exactFirstFrom: !descriptor.natural && !descriptor.long ? exactTierFloor : undefined });
 }
 
 /**
