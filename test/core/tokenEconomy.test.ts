@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { focusSpan, maxWholeSpanLines } from '../../src/core/retrieval/span';
-import { fixtureFactory, openEngine } from './fixtures';
+import { fixtureFactory, openEngine, structuralParsers } from './fixtures';
 
 const fixture = fixtureFactory();
 
@@ -47,6 +47,49 @@ describe('token economy: the smallest span that answers (issue 14)', () => {
     const entry = result.manifest.entries.find((item) => item.included && item.path === 'logs/rotator.py');
     assert.equal(entry?.startLine, top.startLine);
     assert.equal(entry?.tokens, top.tokens);
+    await engine.close();
+  });
+
+  test('a long class looked up by name comes back as its head; its methods are snippets of their own', async () => {
+    const methods = Array.from(
+      { length: 8 },
+      (_, index) => `    def step_${index}(self, value):\n        total = value + ${index}\n        total *= 2\n        return total\n`,
+    ).join('\n');
+    const source = `class LedgerBook:\n    """Keeps the ledger."""\n\n    currency = "EUR"\n\n${methods}`;
+    const engine = await openEngine(fixture({ 'ledger/book.py': source }).root, { parsers: structuralParsers() });
+    await engine.sync();
+    const result = await engine.search('LedgerBook');
+    const top = result.results[0];
+    assert.equal(top.symbol, 'LedgerBook');
+    assert.equal(top.startLine, 1);
+    assert.ok(top.endLine < 6, `${top.startLine}-${top.endLine}`);
+    assert.ok(top.text.includes('currency') && !top.text.includes('def step_0'));
+    const method = await engine.search('LedgerBook.step_3');
+    assert.equal(method.results[0].symbol, 'LedgerBook.step_3');
+    await engine.close();
+  });
+
+  test('a bare path returns the head of the file, not several chunks', async () => {
+    const body = Array.from({ length: 12 }, (_, index) => `def part_${index}(value):\n    return value * ${index}\n`).join('\n');
+    const engine = await openEngine(fixture({ 'pkg/parts.py': body }).root, { parsers: structuralParsers() });
+    await engine.sync();
+    const result = await engine.search('pkg/parts.py');
+    assert.equal(result.results.length, 1, JSON.stringify(result.results.map((item) => `${item.startLine}-${item.endLine}`)));
+    assert.equal(result.results[0].reason, 'exact-path');
+    assert.equal(result.results[0].startLine, 1);
+    await engine.close();
+  });
+
+  test('a qualified name found as such lets at most one same-named declaration ride along', async () => {
+    const files: Record<string, string> = { 'cookies.py': 'class BaseCookie:\n    def load(self, data):\n        return data\n' };
+    for (let index = 0; index < 4; index++) files[`other${index}.py`] = `def load(value):\n    return value + ${index}\n`;
+    const engine = await openEngine(fixture(files).root, { parsers: structuralParsers() });
+    await engine.sync();
+    const result = await engine.search('BaseCookie.load');
+    assert.equal(result.results[0].symbol, 'BaseCookie.load');
+    assert.ok(result.results.length <= 2, JSON.stringify(result.results.map((item) => item.path)));
+    const bare = await engine.search('load');
+    assert.equal(bare.results.filter((item) => item.reason === 'exact-symbol').length, 5, 'a bare name still returns every declaration');
     await engine.close();
   });
 });

@@ -251,6 +251,12 @@ class RequestRelevance {
   }
 }
 
+/** The request's full-text words (a pasted text's rarest ones) and their terms, as `collectCandidates` searches them. */
+export function requestWordTerms(store: IndexStore, descriptor: TaskDescriptor): WordTerms[] {
+  const words = descriptor.long ? rarestWords(store, searchWords(descriptor, maxLongWords)) : searchWords(descriptor);
+  return fullTextTerms(words, new Set(descriptor.keywords));
+}
+
 /** Below this many filtered hits, the filter is dropped and every matching chunk is scored. */
 const minimumHits = 8;
 
@@ -299,9 +305,13 @@ export async function collectCandidates(
   }
   for (const name of descriptor.modules) for (const path of resolveModule(name, files)) lookUpPath(path, 'exact-basename', name);
   const symbols: Array<{ name: string; rows: SnippetRow[]; reason: CandidateReason }> = [];
+  // `BaseCookie.load` found as such: other declarations named `load` are alternatives, weak evidence
+  // that the relevance cut limits (the simple-name lookup stands in for a qualifier the index does
+  // not know, `response.begin`, where it stays exact).
+  const answeredByQualified = new Set(qualified.map(({ name }) => name.split('.').pop() as string));
   for (const name of descriptor.symbols) {
     const exact = store.chunks.declarationSnippets(name, 'simple');
-    if (exact.length > 0) symbols.push({ name, rows: exact, reason: 'exact-symbol' });
+    if (exact.length > 0) symbols.push({ name, rows: exact, reason: answeredByQualified.has(name) ? 'symbol-text' : 'exact-symbol' });
     else if (name.length >= 3) symbols.push({ name, rows: declarationsIgnoringCase(store, name), reason: 'declared-fallback' });
   }
   // A plain word ("loop", "closed", "completion") is a declaration only where few declare it, and
@@ -405,7 +415,8 @@ export async function collectCandidates(
       : [];
     for (const row of matching) add(row, reason, path, tierScores[reason] + refine(row) * 0.9);
     if (named.length > 0) continue;
-    for (const row of rows.slice(0, matching.length > 0 ? 1 : 2))
+    // A bare path is answered by the file's head; with other words, its best matching chunk leads.
+    for (const row of rows.slice(0, matching.length > 0 || !otherWords ? 1 : 2))
       add(row, reason, path, tierScores[reason] + (matching.length > 0 ? 0 : refine(row)));
   }
 

@@ -1,3 +1,4 @@
+// Types only: the extension bundle imports this module for `formatRankedFiles` and must not load the store.
 import type { Candidate, CandidateReason } from './candidates';
 
 /** One piece of evidence for a ranked file: a matching declaration or lines, and why it matched. */
@@ -30,12 +31,35 @@ export const evidencePerFile = 3;
  */
 const supportWeights = [1, 0.3, 0.1];
 
+/** What besides the candidates decides a file's rank (see `rankFiles`). */
+export interface FileRankingOptions {
+  /** Whole-file BM25F scores (`scoreFiles`) by path; files missing from it score 0 there. */
+  wholeFile?: ReadonlyMap<string, number>;
+  /** A factor per file in 0..1 (test code and prose files the request is not about score less). */
+  weight?: (path: string) => number;
+  /** For lookups (a symbol, path or phrase): files whose best candidate's base is at least this go first whatever the fusion says. */
+  exactFirstFrom?: number;
+}
+
 /**
- * Groups scored candidates by file, best first. A file's score is its best snippet's score plus
- * weighted support from its next best (see `supportWeights`); ties go by path. Candidates are
- * taken as given: the caller verifies the files live before returning them.
+ * The share of a file's score its snippets' evidence decides; the rest is its whole-file BM25F.
+ * Equal shares of the two, each relative to its best file: the snippet evidence knows
+ * declarations, phrases and frames, the whole-file score knows how the request's words spread
+ * over a file (what a plain BM25 over the tree rewards, and on fix requests often right).
  */
-export function rankFiles<T extends Candidate & { score: number; modified: boolean }>(candidates: T[]): Array<Omit<RankedFile, 'sha256'>> {
+const evidenceShare = 0.5;
+
+/**
+ * Groups scored candidates by file, best first. A file's evidence is its best snippet's score
+ * plus weighted support from its next best (see `supportWeights`); with `wholeFile` scores the
+ * rank fuses both, each relative to its best file, times the file's `weight`, on a 0..100 scale.
+ * Ties go by path. Only files with a candidate are ranked, so every file has evidence. Candidates
+ * are taken as given: the caller verifies the files live before returning them.
+ */
+export function rankFiles<T extends Candidate & { score: number; modified: boolean }>(
+  candidates: T[],
+  options: FileRankingOptions = {},
+): Array<Omit<RankedFile, 'sha256'>> {
   const byPath = new Map<string, T[]>();
   for (const candidate of candidates) {
     const list = byPath.get(candidate.snippet.path);
@@ -44,12 +68,13 @@ export function rankFiles<T extends Candidate & { score: number; modified: boole
   }
   const files = [...byPath.entries()].map(([path, list]) => {
     const sorted = [...list].sort((a, b) => b.score - a.score || a.snippet.startLine - b.snippet.startLine);
-    const score = sorted
+    const evidence = sorted
       .slice(0, supportWeights.length)
       .reduce((sum, candidate, index) => sum + supportWeights[index] * Math.max(0, candidate.score), 0);
     return {
       path,
-      score: Math.round(score * 100) / 100,
+      evidenceScore: evidence,
+      best: sorted[0].base,
       modified: sorted.some((candidate) => candidate.modified),
       evidence: sorted.slice(0, evidencePerFile).map((candidate) => ({
         startLine: candidate.snippet.startLine,
@@ -61,7 +86,22 @@ export function rankFiles<T extends Candidate & { score: number; modified: boole
       })),
     };
   });
-  return files.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const { wholeFile, weight } = options;
+  const bestEvidence = Math.max(0, ...files.map((file) => file.evidenceScore));
+  const bestWhole = wholeFile ? Math.max(0, ...files.map((file) => wholeFile.get(file.path) ?? 0)) : 0;
+  const ranked = files.map(({ path, evidenceScore, best, modified, evidence }) => {
+    let score = evidenceScore;
+    if (wholeFile && bestWhole > 0 && bestEvidence > 0) {
+      const fused = evidenceShare * (evidenceScore / bestEvidence) + (1 - evidenceShare) * ((wholeFile.get(path) ?? 0) / bestWhole);
+      score = 100 * fused;
+    }
+    score *= weight?.(path) ?? 1;
+    const exact = options.exactFirstFrom !== undefined && best >= options.exactFirstFrom;
+    return { path, score: Math.round(score * 100) / 100, modified, evidence, exact };
+  });
+  return ranked
+    .sort((a, b) => Number(b.exact) - Number(a.exact) || b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    .map(({ path, score, modified, evidence }) => ({ path, score, modified, evidence }));
 }
 
 /** One line per file and an indented line per piece of evidence: what `pk search --files` and the tool print. */

@@ -2,11 +2,21 @@ import type { SnippetRow } from '../store';
 import { LiveFiles } from '../liveFile';
 import { resyncOne, type SyncContext } from '../sync';
 import { estimateTokens } from '../tokens';
-import { collectCandidates, containsLiteral, FileIndex, tierScores, type Candidate, type CandidateReason } from './candidates';
+import {
+  collectCandidates,
+  containsLiteral,
+  exactTierFloor,
+  FileIndex,
+  requestWordTerms,
+  tierScores,
+  type Candidate,
+  type CandidateReason,
+} from './candidates';
 import { describeTask, searchWords, type TaskDescriptor } from './descriptor';
 import { fuseRankings, fusionCeiling, vectorQueryText } from './hybrid';
 import { vectorPool } from './vectors';
 import { rankFiles, type RankedFile } from './fileRanking';
+import { scoreFiles } from './fileScore';
 import { focusSpan, maxWholeSpanLines } from './span';
 import type { Manifest, ManifestEntry } from './manifest';
 
@@ -231,10 +241,25 @@ export async function retrieve(
       if (hybrid.note) manifest.note = hybrid.note;
       if (hybrid.candidates) candidates = scoreAll(hybrid.candidates);
     }
+    // A question or a pasted text: the weaker candidates of the files the request's words spread over go first.
+    const nudge = (descriptor.natural || descriptor.long) && context.store.search.documentCount() <= maxNudgedChunks;
+    const wholeFile = nudge || filesWanted ? wholeFileScores(context, descriptor) : undefined;
+    if (wholeFile && !filesWanted) candidates = boostByFile(candidates, wholeFile);
     if (hooks.rerank) candidates = hooks.rerank(candidates);
     const { kept, cut } = relevanceCut(candidates, descriptor);
-    const verification = await verifyCandidates(spreadAcrossFiles(kept), limit, budget, state.head, files, live, focusWords);
-    const rankedFiles = filesWanted ? await verifyFiles(candidates, limit, files, live) : undefined;
+    const verification = await verifyCandidates(
+      spreadAcrossFiles(kept),
+      limit,
+      budget,
+      state.head,
+      files,
+      live,
+      focusWords,
+      memberStarts(context),
+    );
+    const rankedFiles = filesWanted
+      ? await verifyFiles(rankCandidateFiles(descriptor, candidates, files, wholeFile), limit, files, live)
+      : undefined;
     for (const changed of rankedFiles?.changedPaths ?? []) {
       if (!verification.changedPaths.includes(changed)) verification.changedPaths.push(changed);
     }
@@ -259,20 +284,88 @@ export async function retrieve(
   }
 }
 
+/** Whole-file BM25F scores of the request (`scoreFiles`), by path; undefined when FTS4 rejects the query. */
+function wholeFileScores(context: SyncContext, descriptor: TaskDescriptor): Map<string, number> | undefined {
+  try {
+    const scores = scoreFiles(context.store, requestWordTerms(context.store, descriptor), Number.MAX_SAFE_INTEGER);
+    return new Map(scores.map((scored) => [scored.path, scored.score]));
+  } catch (error) {
+    // The snippet evidence alone then ranks, as before whole-file scores existed.
+    context.ports.log.warn(`Whole-file scores failed: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}
+
 /**
- * The best `limit` files of all candidates (no relevance cut: a file many weak hits support is
- * a file-level answer), each with its live hash checked like a snippet's. A changed file is
- * reported for re-indexing; an unusable one is left out.
+ * Points a weaker candidate (symbol text, full text, semantic) gains from its file's whole-file
+ * score relative to the best file's: a within-tier nudge toward the files the request's words
+ * spread over, never past literal evidence (a phrase or exact match).
+ */
+const wholeFileBoost = 8;
+/**
+ * The whole-file scan costs about 15 µs per matching chunk, so a question's nudge runs only on
+ * indexes up to this many chunks (about 1,000 files), where it stays within a few milliseconds; at
+ * 5,000 files it would cost a few hundred. `granularity: 'files'` always runs it.
+ */
+const maxNudgedChunks = 20_000;
+
+function boostByFile<T extends Scored & { modified: boolean }>(candidates: T[], wholeFile: ReadonlyMap<string, number>): T[] {
+  const best = Math.max(0, ...wholeFile.values());
+  if (best <= 0) return candidates;
+  return candidates
+    .map((candidate) => {
+      if (candidate.base >= tierScores['exact-phrase']) return candidate;
+      const gain = (wholeFileBoost * (wholeFile.get(candidate.snippet.path) ?? 0)) / best;
+      return { ...candidate, score: Math.round((candidate.score + gain) * 100) / 100 };
+    })
+    .sort(compareScored);
+}
+
+/** Languages of documentation and configuration: a request for a fix or a behaviour is answered by code. */
+const proseLanguages = new Set(['markdown', 'text', 'yaml', 'toml', 'json', 'ini', 'xml']);
+const proseWords = /^(?:readme|docs?|documentation|documented|changelog|markdown|manual|config|configuration|settings|yaml|yml|toml|json)$/;
+/** The factor a test file (unless the request is about tests) or a prose file (unless it is about prose) keeps of its file score. */
+const demotedFileWeight = 0.5;
+
+/**
+ * All candidates' files ranked (no relevance cut: a file many weak hits support is a file-level
+ * answer), fusing their snippet evidence with a whole-file BM25F (`scoreFiles`). A lookup keeps
+ * its exact matches first.
+ */
+function rankCandidateFiles(
+  descriptor: TaskDescriptor,
+  candidates: Array<Scored & { modified: boolean }>,
+  files: FileIndex,
+  scores: ReadonlyMap<string, number> | undefined,
+): ReturnType<typeof rankFiles> {
+  const paths = new Set(candidates.map((candidate) => candidate.snippet.path));
+  const wholeFile = scores ? new Map([...scores].filter(([path]) => paths.has(path))) : undefined;
+  const demoteTests = !aboutTests(descriptor);
+  const demoteProse =
+    !descriptor.keywords.some((word) => proseWords.test(word)) &&
+    !descriptor.paths.some((path) => /\.(?:md|txt|ya?ml|toml|json|ini|xml)$/i.test(path));
+  const weight = (path: string) => {
+    const language = files.get(path)?.language;
+    const test = demoteTests && isTestPath(path);
+    const prose = demoteProse && language !== undefined && proseLanguages.has(language);
+    return test || prose ? demotedFileWeight : 1;
+  };
+  return rankFiles(candidates, { wholeFile, weight, exactFirstFrom: !descriptor.natural && !descriptor.long ? exactTierFloor : undefined });
+}
+
+/**
+ * The best `limit` of the ranked files, each with its live hash checked like a snippet's. A
+ * changed file is reported for re-indexing; an unusable one is left out.
  */
 async function verifyFiles(
-  candidates: Array<Scored & { modified: boolean }>,
+  ranking: ReturnType<typeof rankFiles>,
   limit: number,
   files: FileIndex,
   live: LiveFiles,
 ): Promise<{ files: RankedFile[]; changedPaths: string[] }> {
   const verified: RankedFile[] = [];
   const changedPaths: string[] = [];
-  for (const ranked of rankFiles(candidates)) {
+  for (const ranked of ranking) {
     if (verified.length >= limit) break;
     const liveFile = await live.get(ranked.path);
     const indexed = files.get(ranked.path);
@@ -323,6 +416,11 @@ const cutAllowance = 1;
 const cutAllowanceNatural = 3;
 /** Weaker snippets more than this many points below the best weaker one are left out... */
 const cutSpan = 20;
+/**
+ * For a question, whose weaker candidates are many and close together, the span is narrower: the
+ * tail of near-misses costs tokens and rarely holds the answer once its file's best places are in.
+ */
+const questionCutSpan = 13;
 /** ...except that, with no literal evidence at all, the first four always stay ("where is X used?"). */
 const cutFloor = 4;
 
@@ -346,12 +444,13 @@ export function relevanceCut<T extends Candidate & { score: number }>(
   const strong = candidates.some((candidate) => candidate.base >= tierScores['exact-phrase']);
   const allowance = strong ? (descriptor.natural ? cutAllowanceNatural : cutAllowance) : Infinity;
   const bestWeaker = candidates.find((candidate) => candidate.base < tierScores['exact-phrase'])?.score ?? 0;
+  const span = descriptor.natural ? questionCutSpan : cutSpan;
   const kept: T[] = [];
   const cut: T[] = [];
   let taken = 0;
   for (const candidate of candidates) {
     if (candidate.base >= tierScores['exact-phrase']) kept.push(candidate);
-    else if (taken < allowance && (candidate.score >= bestWeaker - cutSpan || (!strong && taken < cutFloor))) {
+    else if (taken < allowance && (candidate.score >= bestWeaker - span || (!strong && taken < cutFloor))) {
       kept.push(candidate);
       taken++;
     } else cut.push(candidate);
@@ -359,15 +458,52 @@ export function relevanceCut<T extends Candidate & { score: number }>(
   return { kept, cut };
 }
 
+/**
+ * The first line of a chunk's first member (a method of a class: a chunk of another declaration
+ * inside it), from the file's indexed chunks, read once per file per attempt.
+ */
+function memberStarts(context: SyncContext): (snippet: SnippetRow) => number | undefined {
+  const byPath = new Map<string, SnippetRow[]>();
+  return (snippet) => {
+    if (snippet.symbolId === null) return undefined;
+    let rows = byPath.get(snippet.path);
+    if (!rows) {
+      rows = context.store.chunks.currentSnippets(snippet.path);
+      byPath.set(snippet.path, rows);
+    }
+    let first: number | undefined;
+    for (const row of rows) {
+      const inside = row.startLine > snippet.startLine && row.endLine <= snippet.endLine;
+      if (inside && row.symbolId !== null && row.symbolId !== snippet.symbolId && (first === undefined || row.startLine < first))
+        first = row.startLine;
+    }
+    return first;
+  };
+}
+
+/** Reasons that name the declaration itself: a long container among them (or in a bare path's answer) is answered by its head. */
+const declarationReasons = new Set<CandidateReason>(['exact-qualified-symbol', 'exact-symbol', 'declared-fallback']);
+
 /** Reasons whose chunk is cut to its matching lines when long: what matched is words or a line, not a named declaration. */
 const focusedReasons = new Set<CandidateReason>(['exact-phrase', 'symbol-text', 'full-text', 'semantic', 'exact-path', 'exact-basename']);
 /** Lines kept on each side of the line a path request or stack frame names. */
 const lineHintContext = 6;
 
 /** The lines of a candidate to return (1-based, inclusive): the whole chunk, or its focused span (see `focusSpan`). */
-function spanOf(candidate: Candidate, lines: string[], words: readonly string[]): { startLine: number; endLine: number } {
+function spanOf(
+  candidate: Candidate,
+  lines: string[],
+  words: readonly string[],
+  firstMember: (snippet: SnippetRow) => number | undefined,
+): { startLine: number; endLine: number } {
   const { snippet } = candidate;
   const whole = { startLine: snippet.startLine, endLine: snippet.endLine };
+  // A long class (or other container) is answered by its head (header, docstring, fields): its
+  // members are snippets of their own, which the request finds when it names or describes them.
+  const long = snippet.endLine - snippet.startLine + 1 > maxWholeSpanLines;
+  const barePath = (candidate.reason === 'exact-path' || candidate.reason === 'exact-basename') && !/:\d+$/.test(candidate.matched);
+  const member = long && (declarationReasons.has(candidate.reason) || barePath) ? firstMember(snippet) : undefined;
+  if (member !== undefined && member > snippet.startLine) return { startLine: snippet.startLine, endLine: member - 1 };
   if (!focusedReasons.has(candidate.reason) || snippet.endLine - snippet.startLine + 1 <= maxWholeSpanLines) return whole;
   if (candidate.reason === 'exact-path' || candidate.reason === 'exact-basename') {
     // `a.py:120` or a stack frame: the named line with some context; a bare path keeps the chunk.
@@ -387,6 +523,7 @@ async function verifyCandidates(
   files: FileIndex,
   live: LiveFiles,
   words: readonly string[],
+  firstMember: (snippet: SnippetRow) => number | undefined,
 ) {
   const results: VerifiedSnippet[] = [];
   const entries: ManifestEntry[] = [];
@@ -427,7 +564,7 @@ async function verifyCandidates(
       candidate.reason = 'full-text';
       candidate.score = Math.min(candidate.score, tierScores['full-text'] - 15);
     }
-    const span = spanOf(candidate, liveFile.lines, words);
+    const span = spanOf(candidate, liveFile.lines, words, firstMember);
     if (results.some((result) => overlapsByHalf(result, { path: snippet.path, ...span }))) {
       entries.push(entryFor(candidate, false, 'overlap', candidate.modified, gitCommit));
       continue;

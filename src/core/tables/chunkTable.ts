@@ -283,6 +283,19 @@ export class ChunkTable implements IndexPart {
     return wanted.map((rowid) => byRowid.get(rowid)).filter((row): row is SnippetRow => row !== undefined);
   }
 
+  /** Of the current chunks among `rowids`: each one's file and the name it declares (null for none). */
+  owners(rowids: number[]): Array<{ rowid: number; path: string; name: string | null }> {
+    const owners: Array<{ rowid: number; path: string; name: string | null }> = [];
+    for (let start = 0; start < rowids.length; start += 500) {
+      const slice = rowids.slice(start, start + 500);
+      const sql = `SELECT c.id, c.file_id, s.name FROM project_snippets c LEFT JOIN project_symbols s ON s.id = c.symbol
+        WHERE c.id IN (${placeholders(slice.length)}) AND c.stale = 0`;
+      for (const row of this.db.list(sql, slice))
+        owners.push({ rowid: row[0] as number, path: this.names.pathOf(row[1] as number), name: (row[2] as string | null) ?? null });
+    }
+    return owners;
+  }
+
   /** The sorted distinct paths of the current chunks among `rowids`. */
   pathsOf(rowids: number[]): string[] {
     const paths = new Set<string>();

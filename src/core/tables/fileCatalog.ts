@@ -62,6 +62,7 @@ export class FileCatalog implements IndexPart, FileNames {
   readonly tables = ['project_files', 'project_exclusions', 'project_states'] as const;
   private ids: Map<string, number> | undefined;
   private paths: Map<number, string> | undefined;
+  private sizes: { revision: number; files: number; averageBytes: number } | undefined;
 
   constructor(private readonly db: Database) {
     // A rolled-back insert or delete may have changed the map: it is read again when next needed.
@@ -88,6 +89,15 @@ export class FileCatalog implements IndexPart, FileNames {
     const path = this.loadNames().paths.get(id);
     if (path === undefined) throw new Error(`no indexed file has id ${id}`);
     return path;
+  }
+
+  /** How many files the index holds and their mean size in bytes (read once per index revision). */
+  sizeStatistics(): { files: number; averageBytes: number } {
+    if (this.sizes?.revision !== this.db.revision) {
+      const row = this.db.one('SELECT COUNT(*), AVG(bytes) FROM project_files');
+      this.sizes = { revision: this.db.revision, files: Number(row?.[0] ?? 0), averageBytes: Number(row?.[1] ?? 0) || 1 };
+    }
+    return this.sizes;
   }
 
   /** The state row of a new index. */
