@@ -175,7 +175,16 @@ describe('saves write changed pages in place', () => {
       // A one-file edit saves pages; rewriting every file changes most pages, which saves the whole file.
       const change = () => {
         if (kind === 'pages') files.edit('src/module3.ts', 'export const replacedStage = 3;\n');
-        else for (let index = 0; index < 60; index++) files.edit(`src/module${index}.ts`, `export const rewritten${index} = ${index};\n`);
+        // Every file rewritten at its full size with new words: most pages of the compact index change.
+        else
+          for (let index = 0; index < 60; index++)
+            files.edit(
+              `src/module${index}.ts`,
+              Array.from(
+                { length: 40 },
+                (_, line) => `export const rewritten${index}z${line} = 'stage ${line * 7 + index} of the new build';\n`,
+              ).join(''),
+            );
       };
       // Puts every file back as it was indexed, content and mtime, so each attempt makes the same change.
       const snapshot = folder();
