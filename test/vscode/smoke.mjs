@@ -61,6 +61,8 @@ export function checkVsixContents(names, root = REPO_ROOT) {
     'l10n/bundle.l10n.json',
     'dist/extension.js',
     'dist/worker.js',
+    // The parse pool's workers (tree-sitter, no sql.js), started by the engine worker for large syncs.
+    'dist/parseWorker.js',
     'dist/cli.js',
     'dist/sql-wasm.wasm',
     'dist/web-tree-sitter.wasm',
