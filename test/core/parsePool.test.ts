@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import type { OpenEngineOptions, ProjectEngine } from '../../src/core/engine';
 import { nodePorts, type EnginePorts } from '../../src/core/ports';
+import { structuralLanguages } from '../../src/core/parsing/treeSitterParser';
 import type { ParsePool } from '../../src/core/worker/parsePool';
 import { fixtureFactory, numberedLines, openEngine, randomFrom, structuralParsers } from './fixtures';
 
@@ -86,21 +87,7 @@ describe('parse pool', () => {
     assert.deepEqual(pooled.report.exclusionsByReason, inline.report.exclusionsByReason);
     assert.ok((inline.report.exclusionsByReason['secret-content'] ?? 0) >= 1, 'the generated key is left out');
     const languages = new Set([...pooled.engine.store.catalog.files().values()].map((file) => file.language));
-    for (const language of [
-      'typescript',
-      'tsx',
-      'javascript',
-      'python',
-      'go',
-      'rust',
-      'java',
-      'csharp',
-      'cpp',
-      'c',
-      'php',
-      'ruby',
-      'bash',
-    ]) {
+    for (const language of structuralLanguages) {
       assert.ok(languages.has(language), `${language} is indexed`);
     }
     assert.deepEqual(allRows(pooled.engine), allRows(inline.engine));

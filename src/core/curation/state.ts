@@ -1,4 +1,4 @@
-import type { FeedbackLabel, LabelSource, Mutation, PinTarget } from './log';
+import type { Mutation, PinTarget } from './log';
 
 /**
  * What the log says now: the replay of its mutations in timestamp order (log order among equal
@@ -22,15 +22,8 @@ export interface MemoryRecord {
   changedAt?: string;
 }
 
-export interface LabelRecord {
-  id: string;
-  at: string;
-  label: FeedbackLabel;
-  source: LabelSource;
-  candidate: string;
-  query: string;
-  features: number[];
-}
+/** A feedback label as the log records it, without its mutation kind. */
+export type LabelRecord = Omit<Extract<Mutation, { kind: 'label' }>, 'kind'>;
 
 export interface CurationState {
   pins: PinRecord[];
