@@ -45,9 +45,13 @@ export function readFileBytes(context: SyncContext, relativePath: string): FileB
 export function readIndexable(context: SyncContext, relativePath: string): IndexableRead {
   const read = readFileBytes(context, relativePath);
   if (read.kind !== 'bytes') return read;
-  const sniffed = sniffContent(read.bytes, relativePath);
+  const sha256 = sha256Hex(read.bytes);
+  // The same bytes as a current indexed file's were checked for secrets when they were indexed
+  // (schema bumps rebuild the index when the rules widen), so only changed content is scanned again.
+  const secretsChecked = context.store.catalog.file(relativePath)?.sha256 === sha256;
+  const sniffed = sniffContent(read.bytes, relativePath, { secretsChecked });
   if (!sniffed.ok) return { kind: 'excluded', reason: sniffed.reason, detail: sniffed.detail };
-  return { kind: 'read', stat: read.stat, text: sniffed.text, sha256: sha256Hex(read.bytes) };
+  return { kind: 'read', stat: read.stat, text: sniffed.text, sha256 };
 }
 
 export type LiveFile = { ok: true; sha256: string; lines: string[] } | { ok: false; reason: string };
