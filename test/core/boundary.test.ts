@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { quoteSnippet } from '../../src/core/retrieval/prompt';
 import { displayText, quoteJson } from '../../src/core/safeText';
-import { Fixture, tempFile } from './fixtures';
+import { Fixture, gitIn, tempFile } from './fixtures';
 
 const repository = path.resolve(__dirname, '..', '..', '..');
 const cli = path.join(repository, 'dist', 'cli.js');
@@ -164,17 +164,7 @@ describe('real files through the CLI: context blocks and plain output stay one l
       const plain = `export function plainDeclaration${index}(): number {\n  return ${index};\n}\n`;
       parent.write(`proj${sample}root/declared/${index}${inName}.ts`, plain);
     });
-    const git = (...args: string[]) =>
-      execFileSync('git', args, {
-        cwd: root,
-        env: {
-          ...process.env,
-          GIT_AUTHOR_NAME: 'Test',
-          GIT_AUTHOR_EMAIL: 'test@example.invalid',
-          GIT_COMMITTER_NAME: 'Test',
-          GIT_COMMITTER_EMAIL: 'test@example.invalid',
-        },
-      });
+    const git = (...args: string[]) => gitIn(root, ...args);
     git('init', '-q', '-b', 'main');
     git('add', '-A');
     git('commit', '-q', '-m', 'initial');

@@ -6,19 +6,13 @@ import { classifyDirectory, classifyPath } from '../../src/core/exclusion/pathRu
 import { countMalformedUtf8, sniffContent } from '../../src/core/exclusion/contentRules';
 import { exclusionReasonDescriptions, exclusionReasons, isExclusionReason, isSecretReason } from '../../src/core/exclusion/reasons';
 import { findSecret, isSecretLikeValue, shannonEntropy } from '../../src/core/exclusion/secrets';
-import { seededRandom } from './secretCorpus';
+import { ALNUM, BASE64, DIGITS, HEX, LOWER, seededRandom, UPPER } from './secretCorpus';
 
 // Every secret-shaped sample below is generated here, at run time, from a seeded generator and
 // split prefixes, so the repository never holds a string that a secret scanner (or GitHub push
 // protection) would take for a real credential, and the samples are the same on every run.
 
 const random = seededRandom(20240611);
-const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-const LOWER = 'abcdefghijklmnopqrstuvwxyz';
-const DIGITS = '0123456789';
-const ALNUM = UPPER + LOWER + DIGITS;
-const HEX = '0123456789abcdef';
-const BASE64 = ALNUM + '+/';
 
 function randomFrom(alphabet: string, length: number): string {
   let result = '';

@@ -22,6 +22,21 @@ export function structuralParsers(): ChunkParser[] {
 /** The last mtime `Fixture.edit` set, so each edit moves strictly forward (even two in the same millisecond). */
 let lastEditTime = 0;
 
+/** Runs git in `directory` with a fixed test identity, so commits need no user configuration. */
+export function gitIn(directory: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd: directory,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'Test',
+      GIT_AUTHOR_EMAIL: 'test@example.invalid',
+      GIT_COMMITTER_NAME: 'Test',
+      GIT_COMMITTER_EMAIL: 'test@example.invalid',
+    },
+  });
+}
+
 /** A temporary project folder the test owns; removed by `cleanup`. */
 export class Fixture {
   readonly root: string;
@@ -58,17 +73,7 @@ export class Fixture {
   }
 
   git(...args: string[]): string {
-    return execFileSync('git', args, {
-      cwd: this.root,
-      encoding: 'utf8',
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 'Test',
-        GIT_AUTHOR_EMAIL: 'test@example.invalid',
-        GIT_COMMITTER_NAME: 'Test',
-        GIT_COMMITTER_EMAIL: 'test@example.invalid',
-      },
-    });
+    return gitIn(this.root, ...args);
   }
 
   initGit(): void {

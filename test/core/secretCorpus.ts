@@ -17,13 +17,13 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-const LOWER = 'abcdefghijklmnopqrstuvwxyz';
-const DIGITS = '0123456789';
-const ALNUM = UPPER + LOWER + DIGITS;
-const HEX = '0123456789abcdef';
-const BASE64 = ALNUM + '+/';
-const BASE64URL = ALNUM + '-_';
+export const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+export const LOWER = 'abcdefghijklmnopqrstuvwxyz';
+export const DIGITS = '0123456789';
+export const ALNUM = UPPER + LOWER + DIGITS;
+export const HEX = '0123456789abcdef';
+export const BASE64 = ALNUM + '+/';
+export const BASE64URL = ALNUM + '-_';
 const BECH32 = 'QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L';
 
 export class Draw {
