@@ -6,19 +6,15 @@ import { classifyDirectory, classifyPath } from '../../src/core/exclusion/pathRu
 import { countMalformedUtf8, sniffContent } from '../../src/core/exclusion/contentRules';
 import { exclusionReasonDescriptions, exclusionReasons, isExclusionReason, isSecretReason } from '../../src/core/exclusion/reasons';
 import { findSecret, isSecretLikeValue, shannonEntropy } from '../../src/core/exclusion/secrets';
-import { ALNUM, BASE64, DIGITS, HEX, LOWER, seededRandom, UPPER } from './secretCorpus';
+import { ALNUM, BASE64, DIGITS, Draw, HEX, LOWER, seededRandom, UPPER } from './secretCorpus';
 
 // Every secret-shaped sample below is generated here, at run time, from a seeded generator and
 // split prefixes, so the repository never holds a string that a secret scanner (or GitHub push
 // protection) would take for a real credential, and the samples are the same on every run.
 
 const random = seededRandom(20240611);
-
-function randomFrom(alphabet: string, length: number): string {
-  let result = '';
-  for (let index = 0; index < length; index++) result += alphabet[Math.floor(random() * alphabet.length)];
-  return result;
-}
+const draw = new Draw(random);
+const randomFrom = (alphabet: string, length: number): string => draw.from(alphabet, length);
 
 /** A random value that certainly mixes letters and digits, like a real API secret. */
 function secretValue(length: number): string {
