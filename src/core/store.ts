@@ -10,6 +10,7 @@ import {
   writeDatabaseFile,
   type FileIdentity,
 } from './databaseFile';
+import { CurationTables } from './curation/tables';
 import type { ExclusionReason } from './exclusion/reasons';
 import { projectIdOf } from './hashing';
 import type { EnginePorts } from './ports';
@@ -69,7 +70,7 @@ export interface OpenResult {
  * (files, chunks and symbols, full text, embeddings). Sync decides what changes and hands each
  * file's change to `replaceFile`/`removeFile`, which apply it to every part in one transaction;
  * queries go to the part that owns the rows (`store.catalog`, `store.chunks`, `store.search`,
- * `store.embeddings`).
+ * `store.embeddings`, `store.curation`).
  */
 export class IndexStore {
   /** The schema this store writes (for health, which must not import this module's values). */
@@ -78,6 +79,8 @@ export class IndexStore {
   readonly chunks: ChunkTable;
   readonly search: FullTextIndex;
   readonly embeddings: EmbeddingTable;
+  /** Pins, memory and labels: the curation log's projection, replaced whole, so it takes no per-file change. */
+  readonly curation: CurationTables;
   /** In the order a file's change is applied: the chunk part assigns the ids the full-text part indexes. */
   private readonly parts: IndexPart[];
 
@@ -100,6 +103,7 @@ export class IndexStore {
     this.chunks = new ChunkTable(db, this.catalog, projectIdOf(root));
     this.search = new FullTextIndex(db);
     this.embeddings = new EmbeddingTable(db, this.catalog);
+    this.curation = new CurationTables(db);
     this.parts = [this.catalog, this.chunks, this.search, this.embeddings];
     db.configure();
   }

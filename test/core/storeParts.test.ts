@@ -26,8 +26,11 @@ function tablesNamed(file: string, known: Set<string>): string[] {
   return [...named].sort();
 }
 
+/** A new store with every part's tables, the curation part's too (created, as the engine's curation attach does, on first use). */
 async function freshStore(): Promise<IndexStore> {
-  return (await IndexStore.open(undefined, '/project', nodePorts())).store;
+  const { store } = await IndexStore.open(undefined, '/project', nodePorts());
+  assert.equal(store.curation.builtDigest(), undefined, 'a new store has no curation log projected yet');
+  return store;
 }
 
 /** The index's tables, without SQLite's own (`sqlite_sequence`). */
@@ -38,7 +41,7 @@ function storedTables(store: IndexStore): string[] {
 
 test('every table has exactly one owner: the database (meta) or one part', async () => {
   const store = await freshStore();
-  const parts = [store.catalog, store.chunks, store.search, store.embeddings];
+  const parts = [store.catalog, store.chunks, store.search, store.embeddings, store.curation];
   const owned = ['meta', ...parts.flatMap((part) => [...part.tables])];
   assert.equal(new Set(owned).size, owned.length, 'no table is claimed twice');
   assert.deepEqual([...owned].sort(), storedTables(store));
@@ -56,6 +59,7 @@ test("each part's SQL names only its own tables, and no module outside the store
     ['commonTerms.ts', store.search.tables],
     ['columnLengths.ts', store.search.tables],
     ['tables/embeddingTable.ts', store.embeddings.tables],
+    ['curation/tables.ts', store.curation.tables],
     ['tables/database.ts', ['meta']],
     ['store.ts', ['meta']],
   ]);
@@ -70,7 +74,7 @@ test("each part's SQL names only its own tables, and no module outside the store
     for (const table of named) if (!allowed.has(table)) trespasses.push(`${relative} names ${table}`);
   }
   assert.deepEqual(trespasses, []);
-  assert.ok(partsChecked >= 5, `the parts' own SQL was found (${partsChecked} modules)`);
+  assert.ok(partsChecked >= 6, `the parts' own SQL was found (${partsChecked} modules)`);
 });
 
 test('the table scan sees SQL that names a table', () => {

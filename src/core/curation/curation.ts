@@ -18,7 +18,7 @@ import {
   type RankingMode,
 } from './ranker';
 import { activePins, conflictsWith, normalizeClaim, pinKey, replay, subjectKey, type CurationState, type MemoryRecord } from './state';
-import { builtDigest, materialize, memoryRows, relevantMemory, type MemoryRow } from './tables';
+import type { MemoryRow } from './tables';
 import { readIndexable } from '../sync';
 import { splitLines } from '../tokens';
 
@@ -100,10 +100,7 @@ export class ProjectCuration {
       else counts.notUseful++;
       this.prior.set(label.candidate, counts);
     }
-    if (this.store && builtDigest(this.store.database) !== contents.digest) {
-      materialize(this.store.database, this.state, contents.digest);
-      this.store.markChanged();
-    }
+    if (this.store && this.store.curation.builtDigest() !== contents.digest) this.store.curation.materialize(this.state, contents.digest);
   }
 
   get rankingMode(): RankingMode {
@@ -237,7 +234,7 @@ export class ProjectCuration {
   /** Every memory item the log holds, superseded and retired ones included (from the index's table). */
   memory(): MemoryRow[] {
     this.refresh();
-    return this.store ? memoryRows(this.store.database) : [];
+    return this.store ? this.store.curation.memoryRows() : [];
   }
 
   memoryRecords(): MemoryRecord[] {
@@ -248,7 +245,7 @@ export class ProjectCuration {
   /** Active items relevant to a request's words. */
   relevantMemory(words: readonly string[], limit: number): Array<MemoryRow & { matched: number }> {
     this.refresh();
-    return this.store ? relevantMemory(this.store.database, words, limit) : [];
+    return this.store ? this.store.curation.relevantMemory(words, limit) : [];
   }
 
   hasPins(): boolean {
