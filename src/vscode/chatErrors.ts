@@ -1,8 +1,5 @@
 import * as vscode from 'vscode';
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+import { errorMessage } from '../core/errorMessage';
 
 /** Turns any failure of a model request into one readable sentence for the chat answer. */
 export function describeModelError(error: unknown): string {
@@ -19,7 +16,7 @@ export function describeModelError(error: unknown): string {
     }
   }
   if (error instanceof vscode.CancellationError) return vscode.l10n.t('The request was cancelled.');
-  return vscode.l10n.t('The request failed: {0}', messageOf(error));
+  return vscode.l10n.t('The request failed: {0}', errorMessage(error));
 }
 
 /** One readable sentence for a chat command that failed without a model involved (index, retrieval). */
@@ -28,6 +25,6 @@ export function describeCommandError(command: string, error: unknown): string {
   return vscode.l10n.t(
     'Project Knowledge could not complete /{0}: {1}. Run /health to check the index, or /rebuild to rebuild it.',
     command,
-    messageOf(error),
+    errorMessage(error),
   );
 }

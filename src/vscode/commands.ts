@@ -1,9 +1,11 @@
 import * as vscode from 'vscode';
-import { formatHealth } from '../core/health';
+import { errorMessage } from '../core/errorMessage';
 import type { VerifiedSnippet } from '../core/retrieval/retrieve';
 import type { ManifestPanel } from './manifestPanel';
 import { ItemNode } from './treeView';
-import type { FolderHealth, WorkspaceIndex } from './workspaceIndex';
+import { healthSections } from './healthReport';
+import { fileUri } from './locations';
+import type { WorkspaceIndex } from './workspaceIndex';
 
 export interface CommandContext {
   index: WorkspaceIndex;
@@ -36,13 +38,6 @@ function requireTrust(index: WorkspaceIndex): boolean {
       if (choice) void vscode.commands.executeCommand('workbench.trust.manage');
     });
   return false;
-}
-
-/** One folder's section of the health check: the engine's report, or the folder's state and why. */
-function healthSection(report: FolderHealth): string {
-  if (report.health) return formatHealth(report.health);
-  if (report.error !== undefined) return vscode.l10n.t('Health of {0} is unavailable: {1}', report.folder.name, report.error);
-  return vscode.l10n.t('Project Knowledge health: {0}\nRoot: {1}\n{2}', report.state, report.folder.uri.fsPath, report.message ?? '');
 }
 
 /** Every command: one flat registry of small factories; the `projectKnowledge.` prefix is added in one place. */
@@ -86,25 +81,7 @@ export const commandFactories: Record<string, (context: CommandContext) => (...a
   healthCheck:
     ({ index }) =>
     async () => {
-      const sections: string[] = [];
-      if (!index.trusted) {
-        sections.push(
-          vscode.l10n.t(
-            'Project Knowledge health: untrusted\nThis workspace is in Restricted Mode. Nothing was enumerated, no git command ran and no stored index was opened.',
-          ),
-        );
-      } else {
-        sections.push(...(await index.health()).map(healthSection));
-        if (sections.length === 0) sections.push(vscode.l10n.t('No workspace folder is open.'));
-        const feedback = index.feedback();
-        if (feedback.length > 0) {
-          sections.push(
-            vscode.l10n.t('Chat feedback (helpful/unhelpful):') +
-              '\n' +
-              feedback.map(([kind, counts]) => `  ${kind}: ${counts.helpful}/${counts.unhelpful}`).join('\n'),
-          );
-        }
-      }
+      const sections = await healthSections(index);
       const document = await vscode.workspace.openTextDocument({ content: sections.join('\n\n') + '\n', language: 'plaintext' });
       await vscode.window.showTextDocument(document, { preview: true });
       return sections.join('\n\n');
@@ -156,9 +133,7 @@ export const commandFactories: Record<string, (context: CommandContext) => (...a
             },
             (error: unknown) => {
               log.error(`Search failed: ${String(error)}`);
-              quickPick.items = [
-                { label: vscode.l10n.t('Search failed: {0}', error instanceof Error ? error.message : String(error)), alwaysShow: true },
-              ];
+              quickPick.items = [{ label: vscode.l10n.t('Search failed: {0}', errorMessage(error)), alwaysShow: true }];
             },
           )
           .finally(() => {
@@ -173,7 +148,7 @@ export const commandFactories: Record<string, (context: CommandContext) => (...a
         const chosen = quickPick.selectedItems[0];
         if (chosen?.result && chosen.folder) {
           void openSnippet({
-            uri: vscode.Uri.joinPath(chosen.folder.uri, ...chosen.result.path.split('/')),
+            uri: fileUri(chosen.folder, chosen.result.path),
             startLine: chosen.result.startLine,
             endLine: chosen.result.endLine,
           });

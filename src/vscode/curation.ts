@@ -1,10 +1,12 @@
 import * as vscode from 'vscode';
+import { errorMessage } from '../core/errorMessage';
 import type { ListedPin, CurationOp, CurationOps } from '../core/curation/requests';
 import type { PinTarget } from '../core/curation/log';
 import type { RankingMode } from '../core/curation/ranker';
 import { displayText } from '../core/safeText';
 import { readConfig } from './config';
 import { Disposable } from './lifecycle';
+import { fileUri } from './locations';
 import type { FileNode, ItemNode } from './treeView';
 import type { WorkspaceIndex } from './workspaceIndex';
 
@@ -42,7 +44,7 @@ export class Curation extends Disposable {
     const pins = [];
     for (const { folder, folderKey: projectKey } of this.index.queryableFolders()) {
       const listed = await this.curate(projectKey, 'pins', {}).catch((error: unknown) => {
-        this.log.warn(`Pins of ${folder.name} are unavailable: ${error instanceof Error ? error.message : String(error)}`);
+        this.log.warn(`Pins of ${folder.name} are unavailable: ${errorMessage(error)}`);
         return [];
       });
       for (const pin of listed) pins.push({ folder, projectKey, pin });
@@ -101,7 +103,7 @@ export class PinNode {
       item.command = {
         command: 'projectKnowledge.openSnippet',
         title: vscode.l10n.t('Open'),
-        arguments: [{ uri: vscode.Uri.joinPath(this.folder.uri, ...pin.path.split('/')), startLine: pin.startLine, endLine: pin.endLine }],
+        arguments: [{ uri: fileUri(this.folder, pin.path), startLine: pin.startLine, endLine: pin.endLine }],
       };
     return item;
   }
@@ -191,7 +193,7 @@ export function pinTargetOf(
 }
 
 function reportError(log: vscode.LogOutputChannel, error: unknown): void {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   log.warn(message);
   void vscode.window.showWarningMessage(displayText(message));
 }

@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
 import type { PinTarget } from '../core/curation/log';
+import { errorMessage } from '../core/errorMessage';
 import { displayText } from '../core/safeText';
+import { referencedUris } from './chatReferences';
+import { inlineCode } from './markdownText';
 import type { Curation } from './curation';
-
-/** The chat commands of pins and memory: `/pin`, `/unpin`, `/pins`, `/remember`, `/memory`. */
-export const curationCommands = new Set(['pin', 'unpin', 'pins', 'remember', 'memory']);
 
 /** What an `@project` answer leaves in its result, so thumbs up or down labels exactly what it quoted. */
 export interface AnswerLabels {
@@ -13,11 +13,10 @@ export interface AnswerLabels {
   snippetIds: string[];
 }
 
+/** The folder of the first attached file that lies in one. */
 function folderOf(request: vscode.ChatRequest): vscode.WorkspaceFolder | undefined {
-  for (const reference of request.references) {
-    const value = reference.value;
-    const uri = value instanceof vscode.Uri ? value : value instanceof vscode.Location ? value.uri : undefined;
-    const folder = uri && vscode.workspace.getWorkspaceFolder(uri);
+  for (const uri of referencedUris(request)) {
+    const folder = vscode.workspace.getWorkspaceFolder(uri);
     if (folder) return folder;
   }
   return undefined;
@@ -59,7 +58,6 @@ export async function handleCurationCommand(
     return;
   }
   const say = (text: string) => stream.markdown(`${text}\n\n`);
-  const quoted = (text: string) => `\`${displayText(text).replace(/`/g, "'")}\``;
   try {
     switch (request.command) {
       case 'pin': {
@@ -69,8 +67,8 @@ export async function handleCurationCommand(
           const pinned = await curation.curate(projectKey, 'pin', { target });
           say(
             pinned.created
-              ? vscode.l10n.t('Pinned {0} as {1}.', quoted(target.path), pinned.id)
-              : vscode.l10n.t('{0} is already pinned as {1}.', quoted(target.path), pinned.id),
+              ? vscode.l10n.t('Pinned {0} as {1}.', inlineCode(target.path), pinned.id)
+              : vscode.l10n.t('{0} is already pinned as {1}.', inlineCode(target.path), pinned.id),
           );
         }
         return;
@@ -87,8 +85,8 @@ export async function handleCurationCommand(
         for (const pin of pins)
           say(
             pin.status === 'stale'
-              ? vscode.l10n.t('- {0} {1} — stale ({2}), not sent', pin.id, quoted(pin.label), pin.reason ?? '')
-              : vscode.l10n.t('- {0} {1} — lines {2}-{3}', pin.id, quoted(pin.label), pin.startLine, pin.endLine),
+              ? vscode.l10n.t('- {0} {1} — stale ({2}), not sent', pin.id, inlineCode(pin.label), pin.reason ?? '')
+              : vscode.l10n.t('- {0} {1} — lines {2}-{3}', pin.id, inlineCode(pin.label), pin.startLine, pin.endLine),
           );
         return;
       }
@@ -99,21 +97,15 @@ export async function handleCurationCommand(
         return say(added.created ? vscode.l10n.t('Remembered as {0}.', added.id) : vscode.l10n.t('Already remembered as {0}.', added.id));
       }
       default:
-        return memoryCommand(curation, projectKey, request.prompt.trim(), say, quoted);
+        return memoryCommand(curation, projectKey, request.prompt.trim(), say);
     }
   } catch (error) {
-    say(displayText(error instanceof Error ? error.message : String(error)));
+    say(displayText(errorMessage(error)));
   }
 }
 
 /** `/memory` lists; `/memory supersede ID claim`, `/memory invalidate ID [reason]`, `/memory expire ID [reason]` change one item. */
-async function memoryCommand(
-  curation: Curation,
-  projectKey: string,
-  prompt: string,
-  say: (text: string) => void,
-  quoted: (text: string) => string,
-): Promise<void> {
+async function memoryCommand(curation: Curation, projectKey: string, prompt: string, say: (text: string) => void): Promise<void> {
   const [action, id, ...rest] = prompt.split(/\s+/);
   const text = rest.join(' ');
   if (action === 'supersede' && id && text) {
@@ -128,7 +120,7 @@ async function memoryCommand(
   if (items.length === 0) return say(vscode.l10n.t('No memory yet. Use `/remember` and a claim.'));
   for (const item of items) {
     const link = item.supersededBy ? vscode.l10n.t(' → {0}', item.supersededBy) : '';
-    say(vscode.l10n.t('- {0} ({1}) {2}{3}', item.id, item.status, quoted(item.claim), link));
+    say(vscode.l10n.t('- {0} ({1}) {2}{3}', item.id, item.status, inlineCode(item.claim), link));
   }
 }
 
@@ -152,7 +144,7 @@ export async function labelFromFeedback(
       });
       recorded += result.ids.length;
     } catch (error) {
-      log.warn(`Feedback was not recorded as labels: ${error instanceof Error ? error.message : String(error)}`);
+      log.warn(`Feedback was not recorded as labels: ${errorMessage(error)}`);
     }
   }
   return recorded;

@@ -1,4 +1,6 @@
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
+import { errorMessage } from '../core/errorMessage';
 import type { SyncOutcome } from '../core/engine';
 import type { SyncProgress, SyncReport } from '../core/sync';
 import { Disposable, timeout } from './lifecycle';
@@ -81,6 +83,16 @@ function frozenReport(report: SyncReport): Readonly<SyncReport> {
     boundNotes: Object.freeze([...report.boundNotes]) as string[],
     errors: Object.freeze([...report.errors]) as string[],
   });
+}
+
+/** The size, mtime and inode of a file, or `missing`: two events for the same write have the same identity. */
+export async function fileIdentity(fsPath: string): Promise<string> {
+  try {
+    const stat = await fs.promises.stat(fsPath);
+    return `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
+  } catch {
+    return 'missing';
+  }
 }
 
 /** File events arriving within this many milliseconds of each other are synced together. */
@@ -265,7 +277,7 @@ export class FolderIndexer extends Disposable {
       this.loadedFromDisk = opened.loadedFromDisk;
       return true;
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       const refused = (error as { remoteName?: string }).remoteName === 'RootRefusedError';
       this.log.error(`Cannot open the index of ${this.folder.name}: ${message}`);
       this.setState(refused ? FolderState.Refused : FolderState.Error, message);
@@ -299,7 +311,7 @@ export class FolderIndexer extends Disposable {
       if (reopened || outcome.changed > 0)
         this._onDidChangeIndex.fire({ key: this.key, paths: outcome.path === 'quick' && !reopened ? Object.freeze(paths) : undefined });
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.progress = undefined;
       this.log.error(`Sync of ${this.folder.name} failed: ${message}`);
       this.setState(/aborted|AbortError/i.test(message) ? FolderState.Stale : FolderState.Error, message);

@@ -39,3 +39,20 @@ export function timeout(callback: () => void, delayMs: number): vscode.Disposabl
   const timer = setTimeout(callback, delayMs);
   return new vscode.Disposable(() => clearTimeout(timer));
 }
+
+/** Whether `work` settles within `timeoutMs` (it goes on either way); a rejection counts as settled. */
+export async function settlesWithin(work: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+  try {
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      expired,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle';
+import { fileUri } from './locations';
 import { isWebviewToHost, type HostToWebview } from './manifestProtocol';
 import type { WorkspaceIndex } from './workspaceIndex';
 
@@ -113,7 +114,7 @@ export class ManifestPanel extends Disposable {
         ?.folder ?? vscode.workspace.workspaceFolders?.[0];
     if (!folder) return;
     void vscode.commands.executeCommand('projectKnowledge.openSnippet', {
-      uri: vscode.Uri.joinPath(folder.uri, ...message.path.split('/')),
+      uri: fileUri(folder, message.path),
       startLine: message.startLine,
       endLine: message.endLine,
     });

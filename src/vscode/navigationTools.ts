@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
+import { errorMessage } from '../core/errorMessage';
 import type { ToolName } from '../core/tools/toolSet';
+import { cancelledAnswer, noIndexAnswer, toolAnswer, untrustedAnswer } from './toolAnswers';
 import type { WorkspaceIndex } from './workspaceIndex';
 
 /**
@@ -36,8 +38,7 @@ function invocationMessage(name: NavigationToolName, input: Input): string {
 }
 
 function oneLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message
+  return errorMessage(error)
     .split('\n')
     .map((line) => line.trim())
     .filter(Boolean)
@@ -60,21 +61,14 @@ export class NavigationTool implements vscode.LanguageModelTool<Input> {
     options: vscode.LanguageModelToolInvocationOptions<Input>,
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
-    const answer = (value: string) => new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(value)]);
-    if (!this.index.trusted) {
-      return answer(
-        'Project Knowledge is unavailable: this workspace is not trusted, so no project source may be read. ' +
-          'Ask the user to trust the workspace, or continue without project context.',
-      );
-    }
+    if (!this.index.trusted) return toolAnswer(untrustedAnswer);
     const folders = this.index.queryableFolders();
-    if (folders.length === 0)
-      return answer('Project Knowledge has no index yet for this workspace; it may still be indexing. Try again shortly.');
+    if (folders.length === 0) return toolAnswer(noIndexAnswer);
     const tool = navigationToolNames[this.name];
     const texts: string[] = [];
     const errors: string[] = [];
     for (const { folder, folderKey } of folders) {
-      if (token.isCancellationRequested) return answer('Cancelled.');
+      if (token.isCancellationRequested) return toolAnswer(cancelledAnswer);
       try {
         // The worker checks the input against the tool's schema and runs the MCP server's implementation.
         const result = await this.index.tool(folderKey, tool, options.input ?? {});
@@ -84,12 +78,12 @@ export class NavigationTool implements vscode.LanguageModelTool<Input> {
       } catch (error) {
         // The input is the same for every folder: a schema refusal from the worker answers at once.
         const invalid = /^invalid input for \w+: (.*)$/.exec(oneLine(error));
-        if (invalid) return answer(`Invalid input for ${this.name}: ${invalid[1]}.`);
+        if (invalid) return toolAnswer(`Invalid input for ${this.name}: ${invalid[1]}.`);
         this.log.warn(`${this.name} in ${folder.name}: ${oneLine(error)}`);
         errors.push(folders.length > 1 ? `${folder.name}: ${oneLine(error)}` : oneLine(error));
       }
     }
-    if (texts.length === 0) return answer(`Project Knowledge ${tool} failed: ${errors.join(' | ')}`);
+    if (texts.length === 0) return toolAnswer(`Project Knowledge ${tool} failed: ${errors.join(' | ')}`);
     return new vscode.LanguageModelToolResult(texts.map((text) => new vscode.LanguageModelTextPart(text)));
   }
 }

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { errorMessage } from '../core/errorMessage';
 
 /** The rewrite call gives up after this long: a search that waits longer than the answer itself is no help. */
 const rewriteTimeoutMs = 5000;
@@ -24,11 +25,6 @@ export class QueryRewriter {
   private offReason: string | undefined;
 
   constructor(private readonly log: vscode.LogOutputChannel) {}
-
-  /** Why rewriting is off for this session, if it is. */
-  get disabledReason(): string | undefined {
-    return this.offReason;
-  }
 
   /** The rewritten query, or undefined (skipped, empty, cancelled or failed): then the request is searched as it is. */
   async rewrite(model: vscode.LanguageModelChat, request: string, token: vscode.CancellationToken): Promise<string | undefined> {
@@ -58,7 +54,7 @@ export class QueryRewriter {
       return cleanRewrite(text);
     } catch (error) {
       if (token.isCancellationRequested && !timedOut) return undefined;
-      this.offReason = error instanceof Error ? error.message : String(error);
+      this.offReason = errorMessage(error);
       this.log.warn(`Query rewriting is off for this session: ${model.name} failed (${this.offReason}).`);
       return undefined;
     } finally {

@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
+import { errorMessage } from '../core/errorMessage';
 import { formatRankedFiles } from '../core/retrieval/fileRanking';
+import { cancelledAnswer, noIndexAnswer, toolAnswer, untrustedAnswer } from './toolAnswers';
 import type { WorkspaceIndex } from './workspaceIndex';
 
 export const toolName = 'projectKnowledge_search';
@@ -28,18 +30,9 @@ export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
     const text = (value: string) => new vscode.LanguageModelTextPart(value);
-    if (!this.index.trusted) {
-      return new vscode.LanguageModelToolResult([
-        text(
-          'Project Knowledge is unavailable: this workspace is not trusted, so no project source may be read. Ask the user to trust the workspace, or continue without project context.',
-        ),
-      ]);
-    }
+    if (!this.index.trusted) return toolAnswer(untrustedAnswer);
     const query = typeof options.input?.query === 'string' ? options.input.query.trim() : '';
-    if (!query)
-      return new vscode.LanguageModelToolResult([
-        text('Project Knowledge needs a non-empty "query": a symbol, path, error message or a few specific words.'),
-      ]);
+    if (!query) return toolAnswer('Project Knowledge needs a non-empty "query": a symbol, path, error message or a few specific words.');
     const limit =
       Number.isInteger(options.input.maxResults) && (options.input.maxResults as number) > 0
         ? Math.min(50, options.input.maxResults as number)
@@ -50,7 +43,7 @@ export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
     try {
       if (options.input.granularity === 'files') return await this.rankedFiles(query, limit, paths, token);
       const contexts = await this.index.context(query, { limit, attachedPaths: paths });
-      if (token.isCancellationRequested) return new vscode.LanguageModelToolResult([text('Cancelled.')]);
+      if (token.isCancellationRequested) return toolAnswer(cancelledAnswer);
       const parts: vscode.LanguageModelTextPart[] = [];
       let blocks = 0;
       for (const context of contexts) {
@@ -59,12 +52,7 @@ export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
         parts.push(text(context.summary));
         blocks += context.blocks.length;
       }
-      if (contexts.length === 0)
-        parts.push(
-          text(
-            'Project Knowledge has no index yet for this workspace; it may still be indexing. Try again shortly or fall back to reading files.',
-          ),
-        );
+      if (contexts.length === 0) parts.push(text(noIndexAnswer));
       else if (blocks === 0)
         parts.push(
           text(
@@ -74,11 +62,9 @@ export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
       return new vscode.LanguageModelToolResult(parts);
     } catch (error) {
       this.log.error('projectKnowledge_search failed', error);
-      return new vscode.LanguageModelToolResult([
-        text(
-          `Project Knowledge search failed (${error instanceof Error ? error.message : String(error)}); continue without it, for example by reading files directly.`,
-        ),
-      ]);
+      return toolAnswer(
+        `Project Knowledge search failed (${errorMessage(error)}); continue without it, for example by reading files directly.`,
+      );
     }
   }
 
@@ -89,21 +75,13 @@ export class SearchTool implements vscode.LanguageModelTool<SearchToolInput> {
     paths: string[],
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
-    const text = (value: string) => new vscode.LanguageModelTextPart(value);
     const retrievals = await this.index.search(query, { limit, attachedPaths: paths, granularity: 'files' });
-    if (token.isCancellationRequested) return new vscode.LanguageModelToolResult([text('Cancelled.')]);
-    if (retrievals.length === 0) {
-      return new vscode.LanguageModelToolResult([
-        text(
-          'Project Knowledge has no index yet for this workspace; it may still be indexing. ' +
-            'Try again shortly or fall back to reading files.',
-        ),
-      ]);
-    }
+    if (token.isCancellationRequested) return toolAnswer(cancelledAnswer);
+    if (retrievals.length === 0) return toolAnswer(noIndexAnswer);
     const parts = retrievals.map((retrieval) => {
       const files = retrieval.files ?? [];
       const heading = retrievals.length > 1 ? `Folder ${retrieval.folder.name}:\n` : '';
-      return text(
+      return new vscode.LanguageModelTextPart(
         files.length > 0
           ? `${heading}Files ranked for the request (score, path; then the matching lines and why):\n${formatRankedFiles(files)}`
           : `${heading}No verified project file matched ${JSON.stringify(query)}.`,

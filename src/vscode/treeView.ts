@@ -4,6 +4,7 @@ import { displayText } from '../core/safeText';
 import type { TreeFile, TreeItem as IndexItem } from '../core/worker/protocol';
 import type { FolderSnapshot } from './folderIndexer';
 import { Disposable } from './lifecycle';
+import { fileUri } from './locations';
 import type { IndexChange, IndexStatus, WorkspaceIndex } from './workspaceIndex';
 
 /**
@@ -169,7 +170,7 @@ export class DirectoryNode {
   treeItem(): vscode.TreeItem {
     const item = new vscode.TreeItem(displayText(path.posix.basename(this.relativePath)), vscode.TreeItemCollapsibleState.Collapsed);
     item.id = this.id;
-    item.resourceUri = vscode.Uri.joinPath(this.folder.uri, ...this.relativePath.split('/'));
+    item.resourceUri = fileUri(this.folder, this.relativePath);
     item.iconPath = vscode.ThemeIcon.Folder;
     item.contextValue = 'pk.directory';
     return item;
@@ -203,7 +204,7 @@ export class FileNode {
   treeItem(): vscode.TreeItem {
     const item = new vscode.TreeItem(displayText(path.posix.basename(this.file.path)), vscode.TreeItemCollapsibleState.Collapsed);
     item.id = this.id;
-    item.resourceUri = vscode.Uri.joinPath(this.folder.uri, ...this.file.path.split('/'));
+    item.resourceUri = fileUri(this.folder, this.file.path);
     const stale = this.stale;
     this.shownStale = stale;
     item.description = stale
@@ -246,7 +247,7 @@ export class ItemNode {
   }
 
   get uri(): vscode.Uri {
-    return vscode.Uri.joinPath(this.file.folder.uri, ...this.file.file.path.split('/'));
+    return fileUri(this.file.folder, this.file.file.path);
   }
 
   treeItem(): vscode.TreeItem {

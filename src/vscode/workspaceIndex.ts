@@ -1,40 +1,27 @@
-import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { errorMessage } from '../core/errorMessage';
 import type { Health } from '../core/health';
 import type { Manifest } from '../core/retrieval/manifest';
-import type { Retrieval, RetrieveOptions, VerifiedSnippet } from '../core/retrieval/retrieve';
+import type { RetrieveOptions } from '../core/retrieval/retrieve';
 import type { SyncProgress } from '../core/sync';
 import type { ToolAnswer, ToolName } from '../core/tools/toolSet';
 import type { CurationOp, CurationOps, CurationRequest } from '../core/curation/requests';
 import { EngineClient } from '../core/worker/engineClient';
 import type { RequestMap, RequestName, TreeDirectory, TreeItem } from '../core/worker/protocol';
+import { ChatFeedback, type FeedbackCount } from './chatFeedback';
 import { readConfig } from './config';
-import { FolderIndexer, overallState, type FolderEngine, type FolderSnapshot, type FolderState } from './folderIndexer';
-import { Disposable, timeout } from './lifecycle';
+import { folderContext, type FolderContext, type FolderRetrieval } from './folderContext';
+import { fileIdentity, FolderIndexer, type FolderEngine, type FolderSnapshot, type FolderState } from './folderIndexer';
+import { databasePath, openFolderIndex } from './indexStorage';
+import { StatusPublisher, type IndexChange, type IndexStatus } from './indexStatus';
+import { Disposable, settlesWithin } from './lifecycle';
+import { pathInFolder } from './locations';
+import { RequestJournal, type RequestRecord } from './requestJournal';
 
-/** An immutable picture of the whole workspace index; a new one is made after every change. */
-export interface IndexStatus {
-  readonly trusted: boolean;
-  readonly state: FolderState;
-  readonly folders: readonly FolderSnapshot[];
-}
-
-/** Which paths of which folder changed in the index; `paths` undefined means any of the folder's may have. */
-export interface IndexChange {
-  readonly folderKey: string;
-  readonly paths: readonly string[] | undefined;
-}
-
-/** One request sent to the worker, for the tests that count them (no query text is kept). */
-export interface RequestRecord {
-  readonly seq: number;
-  readonly name: RequestName;
-  readonly projectKey: string | undefined;
-  readonly paths: readonly string[] | undefined;
-  readonly path: string | undefined;
-}
+export type { FolderContext, FolderRetrieval, QuotedBlock } from './folderContext';
+export type { IndexChange, IndexStatus } from './indexStatus';
+export type { RequestRecord } from './requestJournal';
 
 /** The health of one folder: the engine's report when its index is open, else its state and why. */
 export interface FolderHealth {
@@ -45,41 +32,8 @@ export interface FolderHealth {
   readonly error: string | undefined;
 }
 
-/**
- * One quoted block as the worker made it, paired by its manifest id: a pin or source block with
- * the snippet it quotes, or a memory block (the user's claim, which quotes no file).
- */
-export type QuotedBlock =
-  | { readonly kind: 'snippet'; readonly snippetId: string; readonly text: string; readonly result: VerifiedSnippet }
-  | { readonly kind: 'memory'; readonly snippetId: string; readonly text: string };
-
-/** What the worker would give a model for one folder: its preamble, blocks and manifest summary. */
-export interface FolderContext {
-  readonly folder: vscode.WorkspaceFolder;
-  readonly preamble: string;
-  readonly blocks: readonly QuotedBlock[];
-  readonly summary: string;
-  readonly retrieval: Retrieval;
-}
-
-export type FolderRetrieval = Retrieval & { folder: vscode.WorkspaceFolder };
-
 /** `deactivate` waits at most this long for the last database writes (VS Code gives an extension about 5 s). */
 const shutdownTimeoutMs = 3000;
-/** Status events from progress and merged file events are sent at most once per this many milliseconds. */
-const statusThrottleMs = 100;
-/** The request journal keeps this many records. */
-const journalLength = 1000;
-
-/** The size, mtime and inode of a file, or `missing`: two events for the same write have the same identity. */
-async function fileIdentity(fsPath: string): Promise<string> {
-  try {
-    const stat = await fs.promises.stat(fsPath);
-    return `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
-  } catch {
-    return 'missing';
-  }
-}
 
 /**
  * The one object the views, commands, chat and tools see. It checks Workspace Trust once (and
@@ -93,9 +47,11 @@ export class WorkspaceIndex extends Disposable {
   private readonly indexers = new Map<string, FolderIndexer>();
   private readonly progressListeners = new Set<(folder: vscode.WorkspaceFolder, progress: SyncProgress) => void>();
 
-  private readonly _onDidChangeStatus = this._register(new vscode.EventEmitter<IndexStatus>());
+  private readonly statusPublisher = this._register(
+    new StatusPublisher(() => ({ trusted: this.trustedFlag, folders: [...this.indexers.values()].map((indexer) => indexer.snapshot()) })),
+  );
   /** State, progress, pending paths: anything shown about the index (throttled for progress). */
-  readonly onDidChangeStatus = this._onDidChangeStatus.event;
+  readonly onDidChangeStatus = this.statusPublisher.onDidChangeStatus;
   private readonly _onDidChangeIndex = this._register(new vscode.EventEmitter<IndexChange>());
   /** The indexed content changed: once per sync that changed something. */
   readonly onDidChangeIndex = this._onDidChangeIndex.event;
@@ -104,13 +60,9 @@ export class WorkspaceIndex extends Disposable {
   private readonly _onDidGrantTrust = this._register(new vscode.EventEmitter<void>());
   readonly onDidGrantTrust = this._onDidGrantTrust.event;
 
-  private statusCache: IndexStatus | undefined;
-  private statusTimer: vscode.Disposable | undefined;
-  private lastContextState: FolderState | undefined;
   private manifest: Manifest | undefined;
-  private readonly journal: RequestRecord[] = [];
-  private sequence = 0;
-  private readonly feedbackCounts = new Map<string, { helpful: number; unhelpful: number }>();
+  private readonly journal = new RequestJournal();
+  private readonly chatFeedback = new ChatFeedback();
   private shutdownPromise: Promise<void> | undefined;
 
   constructor(
@@ -125,11 +77,6 @@ export class WorkspaceIndex extends Disposable {
         if (code !== 0 && code !== 1) log.error(`The indexing worker stopped with exit code ${code}.`);
       },
     });
-    this._register(
-      new vscode.Disposable(() => {
-        this.statusTimer?.dispose();
-      }),
-    );
     this._register(
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
         this.trustedFlag = true;
@@ -153,46 +100,12 @@ export class WorkspaceIndex extends Disposable {
   }
 
   status(): IndexStatus {
-    if (!this.statusCache) {
-      const folders = Object.freeze([...this.indexers.values()].map((indexer) => indexer.snapshot()));
-      this.statusCache = Object.freeze({
-        trusted: this.trustedFlag,
-        state: overallState(
-          this.trustedFlag,
-          folders.map((folder) => folder.state),
-        ),
-        folders,
-      });
-    }
-    return this.statusCache;
+    return this.statusPublisher.status();
   }
 
   /** The snapshot of one folder, by its key (`uri.toString()`). */
   folderStatus(folderKey: string): FolderSnapshot | undefined {
     return this.status().folders.find((folder) => folder.key === folderKey);
-  }
-
-  private statusChanged(urgent: boolean): void {
-    this.statusCache = undefined;
-    if (urgent) {
-      this.statusTimer?.dispose();
-      this.statusTimer = undefined;
-      this.fireStatus();
-    } else {
-      this.statusTimer ??= timeout(() => {
-        this.statusTimer = undefined;
-        this.fireStatus();
-      }, statusThrottleMs);
-    }
-  }
-
-  private fireStatus(): void {
-    const status = this.status();
-    if (status.state !== this.lastContextState) {
-      this.lastContextState = status.state;
-      void vscode.commands.executeCommand('setContext', 'projectKnowledge.state', status.state);
-    }
-    this._onDidChangeStatus.fire(status);
   }
 
   async counters() {
@@ -202,23 +115,13 @@ export class WorkspaceIndex extends Disposable {
 
   /** The requests sent to the worker, oldest first (the last 1,000). */
   requests(): readonly RequestRecord[] {
-    return Object.freeze([...this.journal]);
+    return this.journal.entries();
   }
 
   // ---- worker requests: the only place that sends any -----------------------------------------
 
   private request<N extends RequestName>(name: N, params: RequestMap[N]['params']): Promise<RequestMap[N]['result']> {
-    const fields = params as { projectKey?: string; paths?: string[]; path?: string };
-    this.journal.push(
-      Object.freeze({
-        seq: ++this.sequence,
-        name,
-        projectKey: fields.projectKey,
-        paths: fields.paths && Object.freeze([...fields.paths]),
-        path: fields.path,
-      }),
-    );
-    if (this.journal.length > journalLength) this.journal.shift();
+    this.journal.record(name, params);
     return this.client.request(name, params);
   }
 
@@ -237,34 +140,13 @@ export class WorkspaceIndex extends Disposable {
     };
   }
 
-  /** The database of one folder: global storage, named by a hash of the canonical root. */
-  async databaseFor(folder: vscode.WorkspaceFolder): Promise<string> {
-    const canonical = await fs.promises.realpath(folder.uri.fsPath);
-    const directory = path.join(this.extensionContext.globalStorageUri.fsPath, 'indexes');
-    await fs.promises.mkdir(directory, { recursive: true });
-    return path.join(directory, `${createHash('sha256').update(canonical).digest('hex').slice(0, 24)}.sqlite`);
+  /** The database of one folder, in global storage (`indexStorage.ts`). */
+  databaseFor(folder: vscode.WorkspaceFolder): Promise<string> {
+    return databasePath(this.extensionContext.globalStorageUri, folder);
   }
 
-  private async open(folder: vscode.WorkspaceFolder): Promise<{ loadedFromDisk: boolean }> {
-    let dbPath: string | undefined;
-    try {
-      dbPath = await this.databaseFor(folder);
-    } catch (error) {
-      // A full or read-only global storage must not stop indexing: keep the index in memory.
-      this.log.warn(`Global storage is not writable (${String(error)}); the index of ${folder.name} stays in memory.`);
-    }
-    const config = readConfig(folder);
-    const request = { projectKey: folder.uri.toString(), root: folder.uri.fsPath, options: config.engine, rankingMode: config.rankingMode };
-    const opened = await this.request('open', { ...request, dbPath }).catch(async (error: unknown) => {
-      // Something that is not our index sits at the storage path: it is left alone, and the
-      // index of this folder stays in memory rather than not existing.
-      if (!dbPath || (error as { remoteName?: string }).remoteName !== 'DatabaseRefusedError') throw error;
-      this.log.warn(`${error instanceof Error ? error.message : String(error)} The index of ${folder.name} stays in memory.`);
-      return this.request('open', request);
-    });
-    if (opened.openNote) this.log.warn(opened.openNote);
-    this.log.info(`Opened the index of ${folder.name}${opened.loadedFromDisk ? ' from global storage' : ' (new)'}.`);
-    return { loadedFromDisk: opened.loadedFromDisk };
+  private open(folder: vscode.WorkspaceFolder): Promise<{ loadedFromDisk: boolean }> {
+    return openFolderIndex(folder, this.databaseFor(folder), (params) => this.request('open', params), this.log);
   }
 
   private progressed(key: string, progress: SyncProgress): void {
@@ -298,12 +180,12 @@ export class WorkspaceIndex extends Disposable {
         indexer = new FolderIndexer(folder, this.folderEngine(folder), this.log, () => readConfig(folder).enabled);
         this.indexers.set(indexer.key, indexer);
         this._register(indexer);
-        this._register(indexer.onDidChangeStatus(({ urgent }) => this.statusChanged(urgent)));
+        this._register(indexer.onDidChangeStatus(({ urgent }) => this.statusPublisher.changed(urgent)));
         this._register(indexer.onDidChangeIndex((change) => this._onDidChangeIndex.fire({ folderKey: change.key, paths: change.paths })));
       }
       indexer.refresh(this.trustedFlag);
     }
-    this.statusChanged(true);
+    this.statusPublisher.changed(true);
   }
 
   /** A file event (watcher, save, rename): the path is marked stale at once and its debounced sync scheduled. */
@@ -312,9 +194,8 @@ export class WorkspaceIndex extends Disposable {
     const folder = vscode.workspace.getWorkspaceFolder(uri);
     const indexer = folder && this.indexers.get(folder.uri.toString());
     if (!folder || !indexer) return;
-    const relative = path.relative(folder.uri.fsPath, uri.fsPath).split(path.sep).join('/');
-    if (!relative || relative.startsWith('..') || relative.split('/')[0] === '.git') return;
-    indexer.noteChanged(relative, await fileIdentity(uri.fsPath));
+    const relative = pathInFolder(folder, uri);
+    if (relative) indexer.noteChanged(relative, await fileIdentity(uri.fsPath));
   }
 
   /** Syncs one folder now; settles when the folder has no sync running or queued. */
@@ -368,16 +249,13 @@ export class WorkspaceIndex extends Disposable {
    */
   shutdown(timeoutMs = shutdownTimeoutMs): Promise<void> {
     this.shutdownPromise ??= (async () => {
-      let timer: NodeJS.Timeout | undefined;
-      const expired = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
       const closed = Promise.all(
         [...this.indexers.values()].map((indexer) =>
           indexer.close().catch((error: unknown) => this.log.error(`Closing the index of ${indexer.folder.name} failed`, error)),
         ),
-      ).then(() => true);
-      const finished = await Promise.race([closed, expired]);
-      clearTimeout(timer);
-      if (!finished) this.log.warn(`The index was not written within ${timeoutMs} ms of shutdown; the next start re-reads what changed.`);
+      );
+      if (!(await settlesWithin(closed, timeoutMs)))
+        this.log.warn(`The index was not written within ${timeoutMs} ms of shutdown; the next start re-reads what changed.`);
       await this.client.dispose();
     })();
     return this.shutdownPromise;
@@ -403,6 +281,11 @@ export class WorkspaceIndex extends Disposable {
     return { limit: config.results, budgetTokens: config.promptBudget, ...options };
   }
 
+  /** Whether `folderKey` names a folder whose index is open for queries. */
+  private isQueryable(folderKey: string): boolean {
+    return this.queryableFolders().some((folder) => folder.folderKey === folderKey);
+  }
+
   /** Searches every indexed folder; the first folder's manifest becomes the last manifest unless `publish` is false. */
   async search(query: string, options: RetrieveOptions = {}, publish = true): Promise<FolderRetrieval[]> {
     const retrievals: FolderRetrieval[] = [];
@@ -410,8 +293,7 @@ export class WorkspaceIndex extends Disposable {
       const retrieval = await this.request('search', { projectKey: folderKey, query, options: this.retrieveOptions(folder, options) });
       retrievals.push({ ...retrieval, folder });
     }
-    const first = retrievals[0];
-    if (first && publish) this.publishManifest(first.manifest);
+    if (retrievals[0] && publish) this.publishManifest(retrievals[0].manifest);
     return retrievals;
   }
 
@@ -420,37 +302,27 @@ export class WorkspaceIndex extends Disposable {
     const contexts: FolderContext[] = [];
     for (const { folder, folderKey } of this.queryableFolders()) {
       const context = await this.request('context', { projectKey: folderKey, query, options: this.retrieveOptions(folder, options) });
-      const snippets = new Map(context.retrieval.results.map((result) => [result.id, result]));
-      const memory = new Set(context.retrieval.memory.map((item) => item.id));
-      const blocks = context.blockIds.flatMap((snippetId, index): QuotedBlock[] => {
-        const text = context.blocks[index];
-        const result = snippets.get(snippetId);
-        if (result) return [Object.freeze({ kind: 'snippet', snippetId, text, result })];
-        return memory.has(snippetId) ? [Object.freeze({ kind: 'memory', snippetId, text })] : [];
-      });
-      contexts.push(Object.freeze({ folder, preamble: context.preamble, blocks, summary: context.summary, retrieval: context.retrieval }));
+      contexts.push(folderContext(folder, context));
     }
-    const first = contexts[0];
-    if (first && publish) this.publishManifest(first.retrieval.manifest);
+    if (contexts[0] && publish) this.publishManifest(contexts[0].retrieval.manifest);
     return contexts;
   }
 
   /** One directory of one folder's index for the tree view (nothing while untrusted or not open). */
   async listDirectory(folderKey: string, directory: string): Promise<TreeDirectory> {
-    if (!this.queryableFolders().some((folder) => folder.folderKey === folderKey)) return { directories: [], files: [] };
+    if (!this.isQueryable(folderKey)) return { directories: [], files: [] };
     return this.request('directory', { projectKey: folderKey, path: directory });
   }
 
   /** The declarations (or windows) of one indexed file. */
   async items(folderKey: string, relativePath: string): Promise<TreeItem[]> {
-    if (!this.queryableFolders().some((folder) => folder.folderKey === folderKey)) return [];
+    if (!this.isQueryable(folderKey)) return [];
     return this.request('fileItems', { projectKey: folderKey, path: relativePath });
   }
 
   /** One agent tool in one folder, its raw input checked in the worker (the same `runTool` as `pk mcp`). */
   tool(folderKey: string, name: ToolName, input: unknown): Promise<ToolAnswer> {
-    if (!this.queryableFolders().some((folder) => folder.folderKey === folderKey))
-      return Promise.reject(new Error('This folder has no open index.'));
+    if (!this.isQueryable(folderKey)) return Promise.reject(new Error('This folder has no open index.'));
     return this.request('tool', { projectKey: folderKey, name, input });
   }
 
@@ -459,8 +331,7 @@ export class WorkspaceIndex extends Disposable {
    * project's curation log. Refusals (a conflicting claim, an unknown id) reject with their message.
    */
   curate<N extends CurationOp>(folderKey: string, op: N, params: CurationOps[N]['params']): Promise<CurationOps[N]['result']> {
-    if (!this.queryableFolders().some((folder) => folder.folderKey === folderKey))
-      return Promise.reject(new Error(vscode.l10n.t('This folder has no open index.')));
+    if (!this.isQueryable(folderKey)) return Promise.reject(new Error(vscode.l10n.t('This folder has no open index.')));
     return this.request('curate', { projectKey: folderKey, request: { op, params } as CurationRequest });
   }
 
@@ -480,7 +351,7 @@ export class WorkspaceIndex extends Disposable {
           health.warnings.push(vscode.l10n.t('{0} changed files are waiting to be re-indexed.', folder.pendingPaths.length));
         reports.push(Object.freeze({ ...base, health }));
       } catch (error) {
-        reports.push(Object.freeze({ ...base, error: error instanceof Error ? error.message : String(error) }));
+        reports.push(Object.freeze({ ...base, error: errorMessage(error) }));
       }
     }
     return reports;
@@ -497,14 +368,11 @@ export class WorkspaceIndex extends Disposable {
 
   /** Helpful/unhelpful chat feedback per request kind (no prompt text is kept). */
   recordFeedback(kind: string, helpful: boolean): void {
-    const counts = this.feedbackCounts.get(kind) ?? { helpful: 0, unhelpful: 0 };
-    if (helpful) counts.helpful++;
-    else counts.unhelpful++;
-    this.feedbackCounts.set(kind, counts);
+    this.chatFeedback.record(kind, helpful);
   }
 
-  feedback(): ReadonlyArray<readonly [string, Readonly<{ helpful: number; unhelpful: number }>]> {
-    return [...this.feedbackCounts].map(([kind, counts]) => Object.freeze([kind, Object.freeze({ ...counts })] as const));
+  feedback(): ReadonlyArray<readonly [string, FeedbackCount]> {
+    return this.chatFeedback.entries();
   }
 
   /**

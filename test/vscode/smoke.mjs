@@ -60,6 +60,8 @@ export function checkVsixContents(names, root = REPO_ROOT) {
     'media/icon.png',
     'l10n/bundle.l10n.json',
     'dist/extension.js',
+    // The chat handlers, which extension.js loads at the first @project request (chatHandlers.ts).
+    'dist/chat.js',
     'dist/worker.js',
     // The parse pool's workers (tree-sitter, no sql.js), started by the engine worker for large syncs.
     'dist/parseWorker.js',
