@@ -57,6 +57,8 @@ interface Args {
   parseWorkers: number | undefined;
   /** With `--real DIR` (a git repository): `pk index` after checking out the second ref over an index of the first. */
   checkout: [string, string] | undefined;
+  /** A file the ranked results of every search query are written to (one JSON line per query), to compare two builds. */
+  dumpResults: string | undefined;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -82,6 +84,7 @@ function parseArgs(argv: string[]): Args {
     dbDirectory: undefined,
     parseWorkers: undefined,
     checkout: undefined,
+    dumpResults: undefined,
   };
   const number = (flag: string, value: string | undefined): number => {
     const parsed = Number(value);
@@ -160,10 +163,13 @@ function parseArgs(argv: string[]): Args {
       case '--db':
         args.dbDirectory = path.resolve(argv[++i] ?? '.');
         break;
+      case '--dump-results':
+        args.dumpResults = path.resolve(argv[++i] ?? 'results.jsonl');
+        break;
       case '--help':
       case '-h':
         console.log(
-          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--skip-child] [--child-only] [--index-only] [--cache DIR] [--keep-db] [--db DIR] [--parse-workers N] [--checkout REF_A..REF_B]',
+          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--skip-child] [--child-only] [--index-only] [--cache DIR] [--keep-db] [--db DIR] [--parse-workers N] [--checkout REF_A..REF_B] [--dump-results FILE]',
         );
         process.exit(0);
         break;
@@ -509,7 +515,7 @@ interface QueryRun {
   failures: string[];
 }
 
-async function runQueries(engine: ProjectEngine, queries: BenchQuery[]): Promise<QueryRun> {
+async function runQueries(engine: ProjectEngine, queries: BenchQuery[], dump?: string[]): Promise<QueryRun> {
   const run: QueryRun = { cpuMs: 0, latencies: [], found: 0, top1: 0, results: 0, failures: [] };
   const cpuBefore = process.cpuUsage();
   for (const query of queries) {
@@ -518,6 +524,7 @@ async function runQueries(engine: ProjectEngine, queries: BenchQuery[]): Promise
       const retrieval = await engine.search(query.query);
       run.latencies.push(performance.now() - started);
       run.results += retrieval.results.length;
+      dump?.push(dumpLine(query, retrieval));
       if (query.expectPath && retrieval.results.some((result) => result.path === query.expectPath)) run.found++;
       if (query.expectPath && retrieval.results[0]?.path === query.expectPath) run.top1++;
     } catch (error) {
@@ -528,6 +535,32 @@ async function runQueries(engine: ProjectEngine, queries: BenchQuery[]): Promise
   const cpu = process.cpuUsage(cpuBefore);
   run.cpuMs = (cpu.user + cpu.system) / 1000;
   return run;
+}
+
+/** One query's ranked results and manifest entries, as JSON: two builds that rank alike write the same lines. */
+function dumpLine(query: BenchQuery, retrieval: Awaited<ReturnType<ProjectEngine['search']>>): string {
+  return JSON.stringify({
+    kind: query.kind,
+    query: query.query.slice(0, 200),
+    results: retrieval.results.map((result) => [
+      result.id,
+      result.path,
+      result.startLine,
+      result.endLine,
+      result.score,
+      result.reason,
+      result.matched,
+    ]),
+    entries: retrieval.manifest.entries.map((entry) => [
+      entry.snippetId,
+      entry.included,
+      entry.reason,
+      entry.score,
+      entry.startLine,
+      entry.endLine,
+    ]),
+    status: retrieval.manifest.status,
+  });
 }
 
 function kindFigures(run: QueryRun, queries: number): KindFigures {
@@ -555,6 +588,7 @@ async function searchBench(
   grepN: number,
   seed: number,
   label: string,
+  dumpFile?: string,
 ): Promise<SearchFigures> {
   const rng = new Random(seed ^ 0x5eed);
   const kinds: Array<Exclude<Kind, 'hybrid'>> = ['path', 'phrase', 'fullText', 'symbol', 'long'];
@@ -564,10 +598,11 @@ async function searchBench(
   const all: number[] = [];
   const sameTerms: number[] = [];
   const half = Math.ceil(grepN / 2);
+  const dump = dumpFile ? [] : undefined;
   log(`[${label}] search latency with live SHA-256 verification, ${n} queries per kind after ${warmup.length} warm-up queries:`);
   for (const kind of kinds) {
     const queries = buildQueries(samples, kind, n, rng);
-    const run = await runQueries(engine, queries);
+    const run = await runQueries(engine, queries, dump);
     const stats = kindFigures(run, queries.length);
     figures.kinds[kind] = stats;
     all.push(...run.latencies);
@@ -584,6 +619,10 @@ async function searchBench(
   figures.overall = summarize(all);
   figures.sameTerms = summarize(sameTerms);
   log(`  overall  ${formatStats(figures.overall)}`);
+  if (dumpFile && dump) {
+    fs.writeFileSync(dumpFile, dump.map((line) => `${line}\n`).join(''));
+    log(`  ranked results of ${dump.length} queries written to ${dumpFile}`);
+  }
   return figures;
 }
 
@@ -892,7 +931,7 @@ async function benchCorpus(corpus: Corpus, args: Args, n: number, repoRoot: stri
   try {
     figures.incremental = await incremental(open, corpus, label);
     if (!args.indexOnly) {
-      figures.search = await searchBench(open.engine, corpus.meta.samples, n, args.grepN, args.seed, label);
+      figures.search = await searchBench(open.engine, corpus.meta.samples, n, args.grepN, args.seed, label, args.dumpResults);
       const terms = figures.search.grepTerms;
       log(
         `[${label}] baselines on the same corpus and the same ${terms.length} literal terms (${Math.ceil(args.grepN / 2)} phrases + ${Math.ceil(args.grepN / 2)} symbol names); our mean on those exact queries: ${figures.search.sameTerms.meanMs.toFixed(2)} ms`,
@@ -1190,6 +1229,7 @@ async function main(): Promise<void> {
     phrase: search?.kinds.phrase ?? null,
     fullText: search?.kinds.fullText ?? null,
     symbol: search?.kinds.symbol ?? null,
+    long: search?.kinds.long ?? null,
     hybrid: main?.hybrid ? { ...main.hybrid.stats, active: main.hybrid.active, embeddings: main.hybrid.embeddings } : null,
     reopenMs: main?.hybrid?.reopenMs ?? null,
     mcp: main?.mcp ?? null,
