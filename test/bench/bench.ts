@@ -10,6 +10,7 @@
  *                      [--parse-workers N] [--checkout REF_A..REF_B]
  */
 import * as fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -59,6 +60,8 @@ interface Args {
   checkout: [string, string] | undefined;
   /** A file the ranked results of every search query are written to (one JSON line per query), to compare two builds. */
   dumpResults: string | undefined;
+  /** A file the CPU profile of the search section alone is written to (a `.cpuprofile`, as `node --cpu-prof` writes). */
+  profileSearch: string | undefined;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -85,6 +88,7 @@ function parseArgs(argv: string[]): Args {
     parseWorkers: undefined,
     checkout: undefined,
     dumpResults: undefined,
+    profileSearch: undefined,
   };
   const number = (flag: string, value: string | undefined): number => {
     const parsed = Number(value);
@@ -166,10 +170,13 @@ function parseArgs(argv: string[]): Args {
       case '--dump-results':
         args.dumpResults = path.resolve(argv[++i] ?? 'results.jsonl');
         break;
+      case '--profile-search':
+        args.profileSearch = path.resolve(argv[++i] ?? 'search.cpuprofile');
+        break;
       case '--help':
       case '-h':
         console.log(
-          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--skip-child] [--child-only] [--index-only] [--cache DIR] [--keep-db] [--db DIR] [--parse-workers N] [--checkout REF_A..REF_B] [--dump-results FILE]',
+          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--skip-child] [--child-only] [--index-only] [--cache DIR] [--keep-db] [--db DIR] [--parse-workers N] [--checkout REF_A..REF_B] [--dump-results FILE] [--profile-search FILE]',
         );
         process.exit(0);
         break;
@@ -626,6 +633,24 @@ async function searchBench(
   return figures;
 }
 
+/** Runs `work` under the inspector's CPU profiler when `file` is set, and writes the profile there. */
+async function profiled<T>(file: string | undefined, work: () => Promise<T>): Promise<T> {
+  if (!file) return work();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    fs.writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+    log(`  CPU profile of the search section written to ${file}`);
+  }
+}
+
 // ---- baselines ------------------------------------------------------------------------------
 
 interface BaselineFigures {
@@ -931,7 +956,9 @@ async function benchCorpus(corpus: Corpus, args: Args, n: number, repoRoot: stri
   try {
     figures.incremental = await incremental(open, corpus, label);
     if (!args.indexOnly) {
-      figures.search = await searchBench(open.engine, corpus.meta.samples, n, args.grepN, args.seed, label, args.dumpResults);
+      figures.search = await profiled(args.profileSearch, () =>
+        searchBench(open.engine, corpus.meta.samples, n, args.grepN, args.seed, label, args.dumpResults),
+      );
       const terms = figures.search.grepTerms;
       log(
         `[${label}] baselines on the same corpus and the same ${terms.length} literal terms (${Math.ceil(args.grepN / 2)} phrases + ${Math.ceil(args.grepN / 2)} symbol names); our mean on those exact queries: ${figures.search.sameTerms.meanMs.toFixed(2)} ms`,
