@@ -62,6 +62,8 @@ interface Args {
   dumpResults: string | undefined;
   /** A file the CPU profile of the search section alone is written to (a `.cpuprofile`, as `node --cpu-prof` writes). */
   profileSearch: string | undefined;
+  /** Per corpus only the (reused or cold) index and the search section: for A/B runs of search work with `--db`. */
+  searchOnly: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -89,6 +91,7 @@ function parseArgs(argv: string[]): Args {
     checkout: undefined,
     dumpResults: undefined,
     profileSearch: undefined,
+    searchOnly: false,
   };
   const number = (flag: string, value: string | undefined): number => {
     const parsed = Number(value);
@@ -170,13 +173,17 @@ function parseArgs(argv: string[]): Args {
       case '--dump-results':
         args.dumpResults = path.resolve(argv[++i] ?? 'results.jsonl');
         break;
+      case '--search-only':
+        args.searchOnly = true;
+        args.skipChild = args.skipReal = args.skipHybrid = args.skipWorker = args.skipParse = args.skipMcp = true;
+        break;
       case '--profile-search':
         args.profileSearch = path.resolve(argv[++i] ?? 'search.cpuprofile');
         break;
       case '--help':
       case '-h':
         console.log(
-          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--skip-child] [--child-only] [--index-only] [--cache DIR] [--keep-db] [--db DIR] [--parse-workers N] [--checkout REF_A..REF_B] [--dump-results FILE] [--profile-search FILE]',
+          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--skip-child] [--child-only] [--index-only] [--cache DIR] [--keep-db] [--db DIR] [--parse-workers N] [--checkout REF_A..REF_B] [--dump-results FILE] [--profile-search FILE] [--search-only]',
         );
         process.exit(0);
         break;
@@ -954,11 +961,13 @@ async function benchCorpus(corpus: Corpus, args: Args, n: number, repoRoot: stri
     mcp: undefined,
   };
   try {
-    figures.incremental = await incremental(open, corpus, label);
+    if (!args.searchOnly) figures.incremental = await incremental(open, corpus, label);
     if (!args.indexOnly) {
       figures.search = await profiled(args.profileSearch, () =>
         searchBench(open.engine, corpus.meta.samples, n, args.grepN, args.seed, label, args.dumpResults),
       );
+    }
+    if (!args.indexOnly && !args.searchOnly && figures.search) {
       const terms = figures.search.grepTerms;
       log(
         `[${label}] baselines on the same corpus and the same ${terms.length} literal terms (${Math.ceil(args.grepN / 2)} phrases + ${Math.ceil(args.grepN / 2)} symbol names); our mean on those exact queries: ${figures.search.sameTerms.meanMs.toFixed(2)} ms`,
@@ -1000,7 +1009,7 @@ async function benchCorpus(corpus: Corpus, args: Args, n: number, repoRoot: stri
   }
   if (!args.indexOnly && !args.skipHybrid)
     figures.hybrid = await hybridBench(open.dbPath, corpus.root, bounds, corpus.meta.samples, n, args.seed, repoRoot, label);
-  if (!args.indexOnly) figures.parse = await parseThroughput(corpus, repoRoot, 300, label);
+  if (!args.indexOnly && !args.searchOnly) figures.parse = await parseThroughput(corpus, repoRoot, 300, label);
   if (!args.skipWorker) figures.worker = await workerIndex(corpus.root, bounds, repoRoot, label);
   if (args.keepDb || args.dbDirectory) log(`[${label}] database kept at ${open.dbPath}`);
   else fs.rmSync(open.tempDirectory, { recursive: true, force: true });
