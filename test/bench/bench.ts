@@ -612,7 +612,7 @@ async function searchBench(
   const all: number[] = [];
   const sameTerms: number[] = [];
   const half = Math.ceil(grepN / 2);
-  const dump = dumpFile ? [] : undefined;
+  const dump: string[] | undefined = dumpFile ? [] : undefined;
   log(`[${label}] search latency with live SHA-256 verification, ${n} queries per kind after ${warmup.length} warm-up queries:`);
   for (const kind of kinds) {
     const queries = buildQueries(samples, kind, n, rng);
