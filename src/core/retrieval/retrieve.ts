@@ -62,6 +62,8 @@ export function publishedResult(result: VerifiedSnippet) {
 /** What a caller may add to one retrieval: the learned ranker sees the scored candidates and returns them all, reordered or not. */
 export interface RetrieveHooks {
   rerank?: <T extends Scored & { modified: boolean }>(candidates: T[]) => T[];
+  /** `describeTask(query, options.attachedPaths)` when the caller built it already: a pasted text costs milliseconds to describe. */
+  descriptor?: TaskDescriptor;
 }
 
 export interface Retrieval {
@@ -188,7 +190,7 @@ export async function retrieve(
   const limit = options.limit ?? context.options.results;
   const semantic = options.semantic ?? context.options.semantic;
   const budget = options.budgetTokens ?? context.options.budgetTokens;
-  const descriptor = describeTask(query, options.attachedPaths);
+  const descriptor = hooks.descriptor ?? describeTask(query, options.attachedPaths);
   const demoteTests = !aboutTests(descriptor);
   const filesWanted = options.granularity === 'files';
   const focusWords = searchWords(descriptor);
