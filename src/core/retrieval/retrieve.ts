@@ -95,8 +95,18 @@ const testPath = new RegExp(
 );
 const testWords = /^(?:tests?|testing|tested|spec|specs|unittest|pytest|jest|mocha|vitest|fixture|fixtures|mock|mocks)$/;
 
+/** Paths already classified: a request scores hundreds of candidates, most of them sharing files. */
+const testPaths = new Map<string, boolean>();
+const maxClassifiedPaths = 16_384;
+
 export function isTestPath(path: string): boolean {
-  return testPath.test(path);
+  let test = testPaths.get(path);
+  if (test === undefined) {
+    if (testPaths.size >= maxClassifiedPaths) testPaths.clear();
+    test = testPath.test(path);
+    testPaths.set(path, test);
+  }
+  return test;
 }
 
 /** The request is about tests when it says so or names a test file. */
