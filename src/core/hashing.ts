@@ -1,7 +1,13 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
+
+/**
+ * Node's one-shot digest (Node 20.12 and later): half the cost of a `Hash` object for the short
+ * inputs ids are made of, which a search computes for every row it reads. Older runtimes use the object.
+ */
+const oneShot = typeof crypto.hash === 'function' ? crypto.hash : undefined;
 
 export function sha256Hex(data: Uint8Array | string): string {
-  return createHash('sha256').update(data).digest('hex');
+  return oneShot ? oneShot('sha256', data, 'hex') : crypto.createHash('sha256').update(data).digest('hex');
 }
 
 /** SHA-256 over fields joined by NUL, so no two field lists collide by concatenation. */

@@ -10,6 +10,7 @@
  *                      [--parse-workers N] [--checkout REF_A..REF_B]
  */
 import * as fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -57,6 +58,12 @@ interface Args {
   parseWorkers: number | undefined;
   /** With `--real DIR` (a git repository): `pk index` after checking out the second ref over an index of the first. */
   checkout: [string, string] | undefined;
+  /** A file the ranked results of every search query are written to (one JSON line per query), to compare two builds. */
+  dumpResults: string | undefined;
+  /** A file the CPU profile of the search section alone is written to (a `.cpuprofile`, as `node --cpu-prof` writes). */
+  profileSearch: string | undefined;
+  /** Per corpus only the (reused or cold) index and the search section: for A/B runs of search work with `--db`. */
+  searchOnly: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -82,6 +89,9 @@ function parseArgs(argv: string[]): Args {
     dbDirectory: undefined,
     parseWorkers: undefined,
     checkout: undefined,
+    dumpResults: undefined,
+    profileSearch: undefined,
+    searchOnly: false,
   };
   const number = (flag: string, value: string | undefined): number => {
     const parsed = Number(value);
@@ -160,10 +170,20 @@ function parseArgs(argv: string[]): Args {
       case '--db':
         args.dbDirectory = path.resolve(argv[++i] ?? '.');
         break;
+      case '--dump-results':
+        args.dumpResults = path.resolve(argv[++i] ?? 'results.jsonl');
+        break;
+      case '--search-only':
+        args.searchOnly = true;
+        args.skipChild = args.skipReal = args.skipHybrid = args.skipWorker = args.skipParse = args.skipMcp = true;
+        break;
+      case '--profile-search':
+        args.profileSearch = path.resolve(argv[++i] ?? 'search.cpuprofile');
+        break;
       case '--help':
       case '-h':
         console.log(
-          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--skip-child] [--child-only] [--index-only] [--cache DIR] [--keep-db] [--db DIR] [--parse-workers N] [--checkout REF_A..REF_B]',
+          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--skip-child] [--child-only] [--index-only] [--cache DIR] [--keep-db] [--db DIR] [--parse-workers N] [--checkout REF_A..REF_B] [--dump-results FILE] [--profile-search FILE] [--search-only]',
         );
         process.exit(0);
         break;
@@ -509,7 +529,7 @@ interface QueryRun {
   failures: string[];
 }
 
-async function runQueries(engine: ProjectEngine, queries: BenchQuery[]): Promise<QueryRun> {
+async function runQueries(engine: ProjectEngine, queries: BenchQuery[], dump?: string[]): Promise<QueryRun> {
   const run: QueryRun = { cpuMs: 0, latencies: [], found: 0, top1: 0, results: 0, failures: [] };
   const cpuBefore = process.cpuUsage();
   for (const query of queries) {
@@ -518,6 +538,7 @@ async function runQueries(engine: ProjectEngine, queries: BenchQuery[]): Promise
       const retrieval = await engine.search(query.query);
       run.latencies.push(performance.now() - started);
       run.results += retrieval.results.length;
+      dump?.push(dumpLine(query, retrieval));
       if (query.expectPath && retrieval.results.some((result) => result.path === query.expectPath)) run.found++;
       if (query.expectPath && retrieval.results[0]?.path === query.expectPath) run.top1++;
     } catch (error) {
@@ -528,6 +549,32 @@ async function runQueries(engine: ProjectEngine, queries: BenchQuery[]): Promise
   const cpu = process.cpuUsage(cpuBefore);
   run.cpuMs = (cpu.user + cpu.system) / 1000;
   return run;
+}
+
+/** One query's ranked results and manifest entries, as JSON: two builds that rank alike write the same lines. */
+function dumpLine(query: BenchQuery, retrieval: Awaited<ReturnType<ProjectEngine['search']>>): string {
+  return JSON.stringify({
+    kind: query.kind,
+    query: query.query.slice(0, 200),
+    results: retrieval.results.map((result) => [
+      result.id,
+      result.path,
+      result.startLine,
+      result.endLine,
+      result.score,
+      result.reason,
+      result.matched,
+    ]),
+    entries: retrieval.manifest.entries.map((entry) => [
+      entry.snippetId,
+      entry.included,
+      entry.reason,
+      entry.score,
+      entry.startLine,
+      entry.endLine,
+    ]),
+    status: retrieval.manifest.status,
+  });
 }
 
 function kindFigures(run: QueryRun, queries: number): KindFigures {
@@ -555,6 +602,7 @@ async function searchBench(
   grepN: number,
   seed: number,
   label: string,
+  dumpFile?: string,
 ): Promise<SearchFigures> {
   const rng = new Random(seed ^ 0x5eed);
   const kinds: Array<Exclude<Kind, 'hybrid'>> = ['path', 'phrase', 'fullText', 'symbol', 'long'];
@@ -564,10 +612,11 @@ async function searchBench(
   const all: number[] = [];
   const sameTerms: number[] = [];
   const half = Math.ceil(grepN / 2);
+  const dump: string[] | undefined = dumpFile ? [] : undefined;
   log(`[${label}] search latency with live SHA-256 verification, ${n} queries per kind after ${warmup.length} warm-up queries:`);
   for (const kind of kinds) {
     const queries = buildQueries(samples, kind, n, rng);
-    const run = await runQueries(engine, queries);
+    const run = await runQueries(engine, queries, dump);
     const stats = kindFigures(run, queries.length);
     figures.kinds[kind] = stats;
     all.push(...run.latencies);
@@ -584,7 +633,29 @@ async function searchBench(
   figures.overall = summarize(all);
   figures.sameTerms = summarize(sameTerms);
   log(`  overall  ${formatStats(figures.overall)}`);
+  if (dumpFile && dump) {
+    fs.writeFileSync(dumpFile, dump.map((line) => `${line}\n`).join(''));
+    log(`  ranked results of ${dump.length} queries written to ${dumpFile}`);
+  }
   return figures;
+}
+
+/** Runs `work` under the inspector's CPU profiler when `file` is set, and writes the profile there. */
+async function profiled<T>(file: string | undefined, work: () => Promise<T>): Promise<T> {
+  if (!file) return work();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    fs.writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+    log(`  CPU profile of the search section written to ${file}`);
+  }
 }
 
 // ---- baselines ------------------------------------------------------------------------------
@@ -890,9 +961,13 @@ async function benchCorpus(corpus: Corpus, args: Args, n: number, repoRoot: stri
     mcp: undefined,
   };
   try {
-    figures.incremental = await incremental(open, corpus, label);
+    if (!args.searchOnly) figures.incremental = await incremental(open, corpus, label);
     if (!args.indexOnly) {
-      figures.search = await searchBench(open.engine, corpus.meta.samples, n, args.grepN, args.seed, label);
+      figures.search = await profiled(args.profileSearch, () =>
+        searchBench(open.engine, corpus.meta.samples, n, args.grepN, args.seed, label, args.dumpResults),
+      );
+    }
+    if (!args.indexOnly && !args.searchOnly && figures.search) {
       const terms = figures.search.grepTerms;
       log(
         `[${label}] baselines on the same corpus and the same ${terms.length} literal terms (${Math.ceil(args.grepN / 2)} phrases + ${Math.ceil(args.grepN / 2)} symbol names); our mean on those exact queries: ${figures.search.sameTerms.meanMs.toFixed(2)} ms`,
@@ -934,7 +1009,7 @@ async function benchCorpus(corpus: Corpus, args: Args, n: number, repoRoot: stri
   }
   if (!args.indexOnly && !args.skipHybrid)
     figures.hybrid = await hybridBench(open.dbPath, corpus.root, bounds, corpus.meta.samples, n, args.seed, repoRoot, label);
-  if (!args.indexOnly) figures.parse = await parseThroughput(corpus, repoRoot, 300, label);
+  if (!args.indexOnly && !args.searchOnly) figures.parse = await parseThroughput(corpus, repoRoot, 300, label);
   if (!args.skipWorker) figures.worker = await workerIndex(corpus.root, bounds, repoRoot, label);
   if (args.keepDb || args.dbDirectory) log(`[${label}] database kept at ${open.dbPath}`);
   else fs.rmSync(open.tempDirectory, { recursive: true, force: true });
@@ -1190,6 +1265,7 @@ async function main(): Promise<void> {
     phrase: search?.kinds.phrase ?? null,
     fullText: search?.kinds.fullText ?? null,
     symbol: search?.kinds.symbol ?? null,
+    long: search?.kinds.long ?? null,
     hybrid: main?.hybrid ? { ...main.hybrid.stats, active: main.hybrid.active, embeddings: main.hybrid.embeddings } : null,
     reopenMs: main?.hybrid?.reopenMs ?? null,
     mcp: main?.mcp ?? null,

@@ -106,7 +106,8 @@ export async function curatedRetrieve(
   }
   const memory: CuratedRetrieval['memory'] = [];
   const memoryEntries: ManifestEntry[] = [];
-  for (const item of curation.relevantMemory(searchWords(describeTask(query, options.attachedPaths)), maxMemoryItems)) {
+  const descriptor = describeTask(query, options.attachedPaths);
+  for (const item of curation.relevantMemory(searchWords(descriptor), maxMemoryItems)) {
     const tokens = estimateTokens(item.claim);
     if (tokens > remaining) {
       memoryEntries.push(memoryEntry(item.id, false, 'over-budget', tokens, item.matched));
@@ -117,7 +118,7 @@ export async function curatedRetrieve(
     memoryEntries.push(memoryEntry(item.id, true, 'memory', tokens, item.matched));
   }
   const ranker = curation.ranker(context, query);
-  const retrieval = await retrieve(context, query, { ...options, budgetTokens: remaining }, { rerank: ranker.rerank });
+  const retrieval = await retrieve(context, query, { ...options, budgetTokens: remaining }, { rerank: ranker.rerank, descriptor });
   // A source snippet a pin already holds whole would be the same lines twice.
   const covered = new Set(retrieval.results.filter((result) => pins.some((pin) => covers(pin, result))).map((result) => result.id));
   const source = retrieval.results.filter((result) => !covered.has(result.id));

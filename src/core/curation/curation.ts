@@ -245,6 +245,9 @@ export class ProjectCuration {
   /** Active items relevant to a request's words. */
   relevantMemory(words: readonly string[], limit: number): Array<MemoryRow & { matched: number }> {
     this.refresh();
+    // The tables project `state`: with no active item no row can match, and every search would
+    // otherwise pay for a full-text statement compiled and run on an empty table.
+    if (!this.state.memory.some((item) => item.status === 'active')) return [];
     return this.store ? this.store.curation.relevantMemory(words, limit) : [];
   }
 

@@ -86,11 +86,20 @@ const maxLongWords = 256;
 export function rarestWords(store: IndexStore, words: string[]): string[] {
   const counts = store.search.commonTermCounts(words);
   const total = (perColumn: number[] | undefined) => (perColumn ?? []).reduce((sum, documents) => Math.max(sum, documents), 0);
+  // Counts read since the index last changed are kept with the request statistics (`termStatistics` reads them next).
+  const cache = store.search.statisticsCache();
+  for (const word of words) {
+    const cached = counts.has(word) ? undefined : cache.terms.get(ftsQuote(word));
+    if (cached) counts.set(word, cached);
+  }
   const uncounted = words.filter((word) => !counts.has(word));
   if (uncounted.length > 0) {
     try {
       const found = store.search.termDocumentCounts(uncounted.map(ftsQuote));
-      uncounted.forEach((word, index) => counts.set(word, found[index]));
+      uncounted.forEach((word, index) => {
+        counts.set(word, found[index]);
+        cache.terms.set(ftsQuote(word), found[index]);
+      });
     } catch {
       // A query FTS4 rejects counts nothing: those words keep their order at the end.
     }
@@ -650,15 +659,30 @@ export function phraseProbes(runs: string[][], content: string[], listed: (word:
   return probes;
 }
 
+/** The stems of names already split, by name: a request scores hundreds of rows, and declarations share names. */
+const stemsByName = new Map<string, ReadonlySet<string>>();
+const maxStemmedNames = 16_384;
+
+/** The stems of an identifier's parts (`parseHttpHeader` → parse, http, header), memoized. */
+function nameStems(name: string): ReadonlySet<string> {
+  let stems = stemsByName.get(name);
+  if (!stems) {
+    if (stemsByName.size >= maxStemmedNames) stemsByName.clear();
+    stems = new Set(splitIdentifier(name).map(stemWord));
+    stemsByName.set(name, stems);
+  }
+  return stems;
+}
+
 /** Shares of the request's concepts (stems with idf weights) held by a chunk's declared name and by its parent's name. */
 export function nameCoverage(
   row: Pick<SnippetRow, 'name' | 'qualifiedName'>,
   concepts: ReadonlyMap<string, number>,
 ): { own: number; parent: number } {
   if (!row.name || concepts.size === 0) return { own: 0, parent: 0 };
-  const own = new Set(splitIdentifier(row.name).map(stemWord));
+  const own = nameStems(row.name);
   const qualifier = row.qualifiedName && row.qualifiedName.length > row.name.length ? row.qualifiedName.slice(0, -row.name.length - 1) : '';
-  const parent = new Set(splitIdentifier(qualifier).map(stemWord));
+  const parent = nameStems(qualifier);
   let total = 0;
   let ownWeight = 0;
   let parentWeight = 0;

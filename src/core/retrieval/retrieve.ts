@@ -62,6 +62,8 @@ export function publishedResult(result: VerifiedSnippet) {
 /** What a caller may add to one retrieval: the learned ranker sees the scored candidates and returns them all, reordered or not. */
 export interface RetrieveHooks {
   rerank?: <T extends Scored & { modified: boolean }>(candidates: T[]) => T[];
+  /** `describeTask(query, options.attachedPaths)` when the caller built it already: a pasted text costs milliseconds to describe. */
+  descriptor?: TaskDescriptor;
 }
 
 export interface Retrieval {
@@ -93,8 +95,18 @@ const testPath = new RegExp(
 );
 const testWords = /^(?:tests?|testing|tested|spec|specs|unittest|pytest|jest|mocha|vitest|fixture|fixtures|mock|mocks)$/;
 
+/** Paths already classified: a request scores hundreds of candidates, most of them sharing files. */
+const testPaths = new Map<string, boolean>();
+const maxClassifiedPaths = 16_384;
+
 export function isTestPath(path: string): boolean {
-  return testPath.test(path);
+  let test = testPaths.get(path);
+  if (test === undefined) {
+    if (testPaths.size >= maxClassifiedPaths) testPaths.clear();
+    test = testPath.test(path);
+    testPaths.set(path, test);
+  }
+  return test;
 }
 
 /** The request is about tests when it says so or names a test file. */
@@ -188,7 +200,7 @@ export async function retrieve(
   const limit = options.limit ?? context.options.results;
   const semantic = options.semantic ?? context.options.semantic;
   const budget = options.budgetTokens ?? context.options.budgetTokens;
-  const descriptor = describeTask(query, options.attachedPaths);
+  const descriptor = hooks.descriptor ?? describeTask(query, options.attachedPaths);
   const demoteTests = !aboutTests(descriptor);
   const filesWanted = options.granularity === 'files';
   const focusWords = searchWords(descriptor);

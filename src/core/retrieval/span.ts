@@ -7,13 +7,24 @@ export const maxWholeSpanLines = 40;
 const windowLines = 24;
 const contextLines = 3;
 
+/** A word's stems (its own and its identifier parts'), by word: a long chunk's lines repeat their words. */
+const stemsByWord = new Map<string, readonly string[]>();
+const maxStemmedWords = 16_384;
+
+function wordStems(word: string): readonly string[] {
+  let stems = stemsByWord.get(word);
+  if (!stems) {
+    if (stemsByWord.size >= maxStemmedWords) stemsByWord.clear();
+    stems = [stemWord(word), ...splitIdentifier(word).map(stemWord)];
+    stemsByWord.set(word, stems);
+  }
+  return stems;
+}
+
 /** The stems a line holds: its words and their identifier parts (`parseCookieHeader` → pars, cooki, header). */
 function lineStems(line: string): Set<string> {
   const stems = new Set<string>();
-  for (const word of line.match(/[\p{L}\p{N}_]+/gu) ?? []) {
-    stems.add(stemWord(word));
-    for (const part of splitIdentifier(word)) stems.add(stemWord(part));
-  }
+  for (const word of line.match(/[\p{L}\p{N}_]+/gu) ?? []) for (const stem of wordStems(word)) stems.add(stem);
   return stems;
 }
 

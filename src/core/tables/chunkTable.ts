@@ -51,6 +51,26 @@ function placeholders(count: number): string {
   return Array.from({ length: count }, () => '?').join(',');
 }
 
+/** The sizes an id list is padded to, so a few prepared statements (kept by `Database.all`) serve every list. */
+const batchSizes = [8, 64];
+
+/**
+ * `ids` in lists of at most 64, each padded with NULLs (which `IN` never matches) to the next of
+ * `batchSizes`: a query of any length reuses one of two prepared statements instead of
+ * compiling a statement of its own for each length (a pasted text's 256 full-text hits did).
+ */
+function paddedBatches(ids: number[]): Array<Array<number | null>> {
+  const batches: Array<Array<number | null>> = [];
+  const largest = batchSizes[batchSizes.length - 1];
+  for (let start = 0; start < ids.length; start += largest) {
+    const slice: Array<number | null> = ids.slice(start, start + largest);
+    const size = batchSizes.find((candidate) => candidate >= slice.length) ?? largest;
+    while (slice.length < size) slice.push(null);
+    batches.push(slice);
+  }
+  return batches;
+}
+
 /** Rows by path (in SQLite's text order), then in the order the query returned them within a file. */
 function byPath<T extends { path: string }>(rows: T[]): T[] {
   return rows
@@ -92,11 +112,28 @@ function referencesFromStored(stored: SqlValue): string | null {
   return stored.startsWith('[') ? stored : JSON.stringify(stored.split('\n'));
 }
 
+/**
+ * The ids computed for one file's rows already read (`chunkIdOf` and `symbolIdOf` are a SHA-256
+ * each): by chunk row id, the chunk's; by symbol row id, the declaration's.
+ */
+interface FileIds {
+  chunks: Map<number, string>;
+  symbols: Map<number, string>;
+  /** The file's hash as hex, as its current rows (`stale` 0) and its stale rows (1) carry it. */
+  hashes: Array<string | undefined>;
+}
+
 /** The chunks and symbols part: each file's chunks (ranges, hashes, token estimates, declarations) and its symbols. */
 export class ChunkTable implements IndexPart {
   readonly tables = ['project_chunk_hashes', 'project_chunk_formats', 'project_snippets', 'project_symbols'] as const;
   private formats: Map<number, ChunkFormat> | undefined;
   private formatIds: Map<string, number> | undefined;
+  /**
+   * Computed ids by file id, kept like the catalog's path map: a row's id depends only on its
+   * file's path and hash and the row itself, which change only through `replaceFile` and
+   * `removeFile` (they drop the file's entry) or a rollback (it drops them all).
+   */
+  private readonly computedIds = new Map<number, FileIds>();
 
   constructor(
     private readonly db: Database,
@@ -107,7 +144,17 @@ export class ChunkTable implements IndexPart {
     db.onRollback(() => {
       this.formats = undefined;
       this.formatIds = undefined;
+      this.computedIds.clear();
     });
+  }
+
+  private idsOf(fileId: number): FileIds {
+    let ids = this.computedIds.get(fileId);
+    if (!ids) {
+      ids = { chunks: new Map(), symbols: new Map(), hashes: [] };
+      this.computedIds.set(fileId, ids);
+    }
+    return ids;
   }
 
   private loadFormats(): { formats: Map<number, ChunkFormat>; ids: Map<string, number> } {
@@ -140,29 +187,56 @@ export class ChunkTable implements IndexPart {
     return id;
   }
 
+  /**
+   * A chunk row as `SnippetRow`. Its declaration's id is computed (or taken from `computedIds`)
+   * now; the chunk's own id and its references' JSON when first read: most rows a search reads
+   * (a file's chunks for their members, phrase probes that fail) never need them.
+   */
   private toSnippet(row: SqlValue[]): SnippetRow {
     const format = this.loadFormats().formats.get(row[8] as number);
-    const path = this.names.pathOf(row[2] as number);
-    const fileHash = blobHex(row[3]);
+    const rowid = row[0] as number;
+    const fileId = row[2] as number;
+    const path = this.names.pathOf(fileId);
+    const stale = row[7] === 1 ? 1 : 0;
+    const fileIds = this.idsOf(fileId);
+    const fileHash = (fileIds.hashes[stale] ??= blobHex(row[3]));
     const startLine = row[4] as number;
     const endLine = row[5] as number;
     const kind = row[11] as string | null;
     const qualifiedName = row[12] as string | null;
     const symbolStart = row[15] as number | null;
     const symbolEnd = row[16] as number | null;
-    const symbolId =
-      row[9] !== null && kind !== null && qualifiedName !== null && symbolStart !== null && symbolEnd !== null
-        ? symbolIdOf(this.projectId, path, fileHash, { startLine: symbolStart, endLine: symbolEnd, kind, qualifiedName })
-        : null;
+    let symbolId: string | null = null;
+    if (row[9] !== null && kind !== null && qualifiedName !== null && symbolStart !== null && symbolEnd !== null) {
+      const symbolRowid = row[9] as number;
+      symbolId = fileIds.symbols.get(symbolRowid) ?? null;
+      if (symbolId === null) {
+        symbolId = symbolIdOf(this.projectId, path, fileHash, { startLine: symbolStart, endLine: symbolEnd, kind, qualifiedName });
+        fileIds.symbols.set(symbolRowid, symbolId);
+      }
+    }
+    const projectId = this.projectId;
+    let id = fileIds.chunks.get(rowid);
+    let storedRefs = row[18];
+    let refs: string | null | undefined;
     return {
-      rowid: row[0] as number,
-      id: chunkIdOf(this.projectId, path, fileHash, startLine, endLine, symbolId),
+      rowid,
+      get id(): string {
+        if (id === undefined) {
+          id = chunkIdOf(projectId, path, fileHash, startLine, endLine, symbolId);
+          fileIds.chunks.set(rowid, id);
+        }
+        return id;
+      },
+      set id(value: string) {
+        id = value;
+      },
       path,
       fileHash,
       startLine,
       endLine,
       tokens: row[6] as number,
-      stale: row[7] === 1,
+      stale: stale === 1,
       chunkKind: format?.chunkKind ?? 'window',
       parser: format?.parser ?? '',
       parserVersion: format?.parserVersion ?? '',
@@ -175,12 +249,20 @@ export class ChunkTable implements IndexPart {
       symbolStart,
       symbolEnd,
       imports: row[17] as string | null,
-      refs: referencesFromStored(row[18]),
+      get refs(): string | null {
+        refs ??= referencesFromStored(storedRefs);
+        return refs;
+      },
+      set refs(value: string | null) {
+        refs = value;
+        storedRefs = null;
+      },
     };
   }
 
   private toSymbol(row: SqlValue[]): SymbolRow {
-    const path = this.names.pathOf(row[1] as number);
+    const fileId = row[1] as number;
+    const path = this.names.pathOf(fileId);
     const fileHash = blobHex(row[9]);
     const symbol = {
       name: row[2] as string,
@@ -189,8 +271,14 @@ export class ChunkTable implements IndexPart {
       startLine: row[5] as number,
       endLine: row[6] as number,
     };
+    const symbols = this.idsOf(fileId).symbols;
+    let symbolId = symbols.get(row[0] as number);
+    if (symbolId === undefined) {
+      symbolId = symbolIdOf(this.projectId, path, fileHash, symbol);
+      symbols.set(row[0] as number, symbolId);
+    }
     return {
-      symbolId: symbolIdOf(this.projectId, path, fileHash, symbol),
+      symbolId,
       path,
       ...symbol,
       signature: row[7] as string | null,
@@ -211,6 +299,7 @@ export class ChunkTable implements IndexPart {
    */
   replaceFile(change: FileChange): void {
     const { fileId } = change;
+    this.computedIds.delete(fileId);
     const hash = hexBlob(change.file?.sha256 ?? '');
     const stored = this.db.one('SELECT current FROM project_chunk_hashes WHERE file_id = ?', [fileId])?.[0];
     const sameBytes = stored instanceof Uint8Array && typeof hash !== 'string' && Buffer.from(stored).equals(hash);
@@ -255,6 +344,7 @@ export class ChunkTable implements IndexPart {
   }
 
   removeFile(change: FileChange): void {
+    this.computedIds.delete(change.fileId);
     this.db.run('DELETE FROM project_chunk_hashes WHERE file_id = ?', [change.fileId]);
     this.db.run('DELETE FROM project_snippets WHERE file_id = ?', [change.fileId]);
     this.db.run('DELETE FROM project_symbols WHERE file_id = ?', [change.fileId]);
@@ -275,10 +365,9 @@ export class ChunkTable implements IndexPart {
     const wanted = [...new Set(rowids)].filter((rowid) => Number.isSafeInteger(rowid));
     if (wanted.length === 0) return [];
     const byRowid = new Map<number, SnippetRow>();
-    for (let start = 0; start < wanted.length; start += 500) {
-      const slice = wanted.slice(start, start + 500);
+    for (const slice of paddedBatches(wanted)) {
       const sql = `SELECT ${snippetColumns} FROM ${snippetSource} WHERE c.id IN (${placeholders(slice.length)}) AND c.stale = 0`;
-      for (const row of this.db.list(sql, slice)) byRowid.set(row[0] as number, this.toSnippet(row));
+      for (const row of this.db.all(sql, slice)) byRowid.set(row[0] as number, this.toSnippet(row));
     }
     return wanted.map((rowid) => byRowid.get(rowid)).filter((row): row is SnippetRow => row !== undefined);
   }

@@ -52,6 +52,9 @@ function toFile(row: SqlValue[]): FileRow {
   };
 }
 
+/** File rows `FileCatalog.file` keeps at most (about 300 bytes each); past it the cache starts again. */
+const maxCachedRows = 16_384;
+
 /** `text` for a LIKE pattern with `ESCAPE '\'`: its `%`, `_` and `\` match themselves. */
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, '\\$&');
@@ -63,12 +66,19 @@ export class FileCatalog implements IndexPart, FileNames {
   private ids: Map<string, number> | undefined;
   private paths: Map<number, string> | undefined;
   private sizes: { revision: number; files: number; averageBytes: number } | undefined;
+  /**
+   * File rows already read, by id: every search reads the rows of the files it ranks and
+   * verifies, often the same ones. `writeFile` and `removeFile` drop a file's row, a rollback
+   * and any other committed change (a new revision) all of them.
+   */
+  private rows: { revision: number; byId: Map<number, FileRow> } = { revision: -1, byId: new Map() };
 
   constructor(private readonly db: Database) {
     // A rolled-back insert or delete may have changed the map: it is read again when next needed.
     db.onRollback(() => {
       this.ids = undefined;
       this.paths = undefined;
+      this.rows.byId.clear();
     });
   }
 
@@ -116,14 +126,25 @@ export class FileCatalog implements IndexPart, FileNames {
 
   file(path: string): FileRow | undefined {
     const id = this.idOf(path);
-    const row = id === undefined ? undefined : this.db.one(`SELECT ${fileColumns} FROM project_files WHERE id = ?`, [id]);
-    return row ? toFile(row) : undefined;
+    if (id === undefined) return undefined;
+    if (this.rows.revision !== this.db.revision || this.rows.byId.size >= maxCachedRows)
+      this.rows = { revision: this.db.revision, byId: new Map() };
+    let file = this.rows.byId.get(id);
+    if (!file) {
+      const row = this.db.one(`SELECT ${fileColumns} FROM project_files WHERE id = ?`, [id]);
+      if (!row) return undefined;
+      file = toFile(row);
+      this.rows.byId.set(id, file);
+    }
+    // A copy: a caller that edits its row (sync builds the next one from it) leaves the cached one as stored.
+    return { ...file };
   }
 
   /** Writes a file's row (a new file, new content, or only a new mtime or git state) and returns its id. */
   writeFile(file: FileRow): number {
     const names = this.loadNames();
     const known = names.ids.get(file.path);
+    if (known !== undefined) this.rows.byId.delete(known);
     this.db.run(`INSERT OR REPLACE INTO project_files(id, ${fileColumns}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, [
       known ?? null,
       file.path,
@@ -152,6 +173,7 @@ export class FileCatalog implements IndexPart, FileNames {
   }
 
   removeFile(change: FileChange): void {
+    this.rows.byId.delete(change.fileId);
     this.db.run('DELETE FROM project_files WHERE id = ?', [change.fileId]);
     const names = this.loadNames();
     names.ids.delete(change.path);

@@ -31,8 +31,11 @@ export interface StatisticsCache {
   revision: number;
   documents: number | undefined;
   terms: Map<string, number[]>;
+  /** `commonTermCounts` answers by bare token: its stored counts, or null for a word that is not common. */
+  common: Map<string, number[] | null>;
 }
-const maxCachedTerms = 4096;
+/** Terms kept per map (about 100 bytes each): a pasted text counts a few hundred words, so a smaller cache would hardly outlive a few requests. */
+const maxCachedTerms = 16_384;
 
 /**
  * The full-text part: the FTS4 index `search_index` over external content `search_terms`, the
@@ -55,7 +58,7 @@ export class FullTextIndex implements IndexPart {
   private readonly columnLengths: ColumnLengths;
   /** Chunk counts of the common words, for ranking (see `commonTermCounts`). */
   private readonly commonTerms: CommonTermCounts;
-  private statistics: StatisticsCache = { revision: -1, documents: undefined, terms: new Map() };
+  private statistics: StatisticsCache = { revision: -1, documents: undefined, terms: new Map(), common: new Map() };
 
   constructor(private readonly db: Database) {
     this.columnLengths = new ColumnLengths(db.connection, fullTextWeights.length);
@@ -163,9 +166,24 @@ export class FullTextIndex implements IndexPart {
     this.db.markChanged();
   }
 
-  /** Stored chunk counts per full-text column for those of `terms` (bare tokens) that are common. */
+  /**
+   * Stored chunk counts per full-text column for those of `terms` (bare tokens) that are common.
+   * Answers are kept while the index's revision stands (see `statisticsCache`): a request asks
+   * for the same words several times (its rarest words, its phrases, its statistics).
+   */
   commonTermCounts(terms: string[]): Map<string, number[]> {
-    return this.commonTerms.counts(terms, fullTextWeights.length);
+    const cache = this.statisticsCache().common;
+    const found = new Map<string, number[]>();
+    const missing = [...new Set(terms)].filter((term) => !cache.has(term));
+    if (missing.length > 0) {
+      const counted = this.commonTerms.counts(missing, fullTextWeights.length);
+      for (const term of missing) cache.set(term, counted.get(term) ?? null);
+    }
+    for (const term of terms) {
+      const perColumn = cache.get(term);
+      if (perColumn) found.set(term, perColumn);
+    }
+    return found;
   }
 
   /** Rows in the full-text index. */
@@ -176,8 +194,12 @@ export class FullTextIndex implements IndexPart {
   /** The document counts read since the index last changed (see `StatisticsCache`); the caller fills it. */
   statisticsCache(): StatisticsCache {
     const revision = this.db.revision;
-    if (this.statistics.revision !== revision || this.statistics.terms.size > maxCachedTerms)
-      this.statistics = { revision, documents: undefined, terms: new Map() };
+    if (
+      this.statistics.revision !== revision ||
+      this.statistics.terms.size > maxCachedTerms ||
+      this.statistics.common.size > maxCachedTerms
+    )
+      this.statistics = { revision, documents: undefined, terms: new Map(), common: new Map() };
     return this.statistics;
   }
 

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { test } from 'node:test';
+import { chunkIdOf, projectIdOf, sha256Hex, symbolIdOf } from '../../src/core/hashing';
+import { fixtureFactory, openEngine, structuralParsers } from './fixtures';
+
+const fixture = fixtureFactory();
+
+function pythonSource(method: string, extra = ''): string {
+  return [
+    'class Ledger:',
+    '    """Keeps the balance."""',
+    '',
+    `    def ${method}(self, amount):`,
+    '        return amount * 2',
+    '',
+    'def settle(ledger):',
+    `    return ledger.${method}(1)${extra}`,
+    '',
+  ].join('\n');
+}
+
+/** Each current chunk's id and declaration id, by lines, as the store reports them. */
+function chunkIds(engine: Awaited<ReturnType<typeof openEngine>>, path: string): string[] {
+  return engine.store.chunks.currentSnippets(path).map((row) => `${row.startLine}-${row.endLine} ${row.id} ${row.symbolId ?? '-'}`);
+}
+
+test('ids read before an edit are computed again after it, equal to a fresh index and to the id formulas', async () => {
+  const project = fixture({ 'ledger.py': pythonSource('credit') });
+  const engine = await openEngine(project.root, { parsers: structuralParsers() });
+  try {
+    await engine.sync();
+    const before = chunkIds(engine, 'ledger.py');
+    const symbolsBefore = engine.store.chunks.symbols().map((symbol) => symbol.symbolId);
+    assert.ok(before.length >= 2, 'the file has chunks');
+
+    // The same lines and names in new bytes: every id changes with the file's hash.
+    project.edit('ledger.py', pythonSource('credit', '  # settled'));
+    await engine.sync();
+    const after = chunkIds(engine, 'ledger.py');
+    assert.equal(after.length, before.length);
+    assert.ok(
+      after.every((entry) => !before.includes(entry)),
+      'no id of the old bytes is served for the new ones',
+    );
+    const symbolsAfter = engine.store.chunks.symbols().map((symbol) => symbol.symbolId);
+    assert.ok(symbolsAfter.every((id) => !symbolsBefore.includes(id)));
+
+    const fresh = await openEngine(project.root, { parsers: structuralParsers() });
+    try {
+      await fresh.sync();
+      assert.deepEqual(after, chunkIds(fresh, 'ledger.py'));
+      assert.deepEqual(
+        symbolsAfter,
+        fresh.store.chunks.symbols().map((symbol) => symbol.symbolId),
+      );
+    } finally {
+      await fresh.close();
+    }
+
+    const projectId = projectIdOf(project.root);
+    const hash = sha256Hex(fs.readFileSync(project.path('ledger.py')));
+    for (const row of engine.store.chunks.currentSnippets('ledger.py')) {
+      assert.equal(row.fileHash, hash);
+      const symbolId =
+        row.kind !== null && row.qualifiedName !== null && row.symbolStart !== null && row.symbolEnd !== null
+          ? symbolIdOf(projectId, row.path, hash, {
+              startLine: row.symbolStart,
+              endLine: row.symbolEnd,
+              kind: row.kind,
+              qualifiedName: row.qualifiedName,
+            })
+          : null;
+      assert.equal(row.symbolId, symbolId);
+      assert.equal(row.id, chunkIdOf(projectId, row.path, hash, row.startLine, row.endLine, symbolId));
+    }
+  } finally {
+    await engine.close();
+  }
+});
+
+test('a file row read before a change is read again after it; a removed file has none', async () => {
+  const project = fixture({ 'a.py': 'def alpha():\n    return 1\n', 'b.py': 'def beta():\n    return 2\n' });
+  const engine = await openEngine(project.root);
+  try {
+    await engine.sync();
+    const first = engine.store.catalog.file('a.py');
+    assert.equal(first?.sha256, sha256Hex(fs.readFileSync(project.path('a.py'))));
+    assert.ok(engine.store.catalog.file('b.py'));
+
+    project.edit('a.py', 'def alpha():\n    return 10\n');
+    project.remove('b.py');
+    await engine.sync();
+    const second = engine.store.catalog.file('a.py');
+    assert.equal(second?.sha256, sha256Hex(fs.readFileSync(project.path('a.py'))));
+    assert.notEqual(second?.sha256, first?.sha256);
+    assert.equal(engine.store.catalog.file('b.py'), undefined);
+
+    // The row handed out is a copy: editing it leaves the stored one as it was.
+    if (second) second.sha256 = 'edited';
+    assert.equal(engine.store.catalog.file('a.py')?.sha256, sha256Hex(fs.readFileSync(project.path('a.py'))));
+  } finally {
+    await engine.close();
+  }
+});
+
+test('common-term counts read before a change are read again after it', async () => {
+  const project = fixture({ 'a.py': 'def alpha():\n    return "ledger"\n' });
+  const engine = await openEngine(project.root);
+  try {
+    await engine.sync();
+    // Every word counts as common here, so the stored counts answer.
+    engine.store.search.refreshCommonTerms(1);
+    const count = () => Math.max(...(engine.store.search.commonTermCounts(['ledger']).get('ledger') ?? [0]));
+    assert.equal(count(), 1);
+    project.write('b.py', 'def beta():\n    return "ledger"\n');
+    await engine.sync();
+    assert.equal(count(), 2);
+  } finally {
+    await engine.close();
+  }
+});
