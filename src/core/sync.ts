@@ -390,8 +390,10 @@ export async function syncProject(
   };
   // A handful of files parse here faster than worker threads start, so only larger syncs use the pool.
   let toRead = 0;
-  for (let index = 0; index < total && context.analyzer; index++) if (needsRead(index)) toRead++;
+  for (let index = 0; index < total; index++) if (needsRead(index)) toRead++;
   const analyzer = context.analyzer && toRead >= context.analyzer.minFiles ? context.analyzer : undefined;
+  // Each file read may delete its chunks and insert as many again.
+  store.search.expectRows(2 * toRead * Math.max(1, store.search.documentCount() / Math.max(1, previous.size)));
   // Files read and sent to the pool before their turn; rows are still written in candidate order.
   const ahead = new Map<number, Promise<Examined>>();
   const examine = async (index: number, pooled: boolean): Promise<Examined> => {

@@ -120,7 +120,7 @@ export class FullTextIndex implements IndexPart {
       const words = decodeWords(chunk.body, vocabulary);
       const identifiers = decodeWords(chunk.idents, vocabulary);
       const indexedTokens = readVarints(size)[0] ?? 0;
-      const storedTokens = this.db.one('SELECT COUNT(*) FROM temp.pk_tokenizer WHERE input = ?', [words])?.[0] as number;
+      const storedTokens = this.commonTerms.tokenCount(words);
       const body = indexedTokens > storedTokens ? `${words}${' pkpad'.repeat(indexedTokens - storedTokens)}` : words;
       this.staged.deletes.push({ docid: chunk.docid, body, path: pathTerms(path), idents: identifiers });
       this.columnLengths.touch(chunk.docid);
@@ -202,6 +202,11 @@ export class FullTextIndex implements IndexPart {
     this.db.fitJournal();
     this.db.exec("INSERT INTO search_index(search_index) VALUES ('optimize')");
     this.db.markUnsaved();
+  }
+
+  /** About `rows` full-text rows are about to be written or deleted: a large change stops keeping the common words' counts up front. */
+  expectRows(rows: number): void {
+    this.commonTerms.expectRows(rows);
   }
 
   /** True when the common words' counts are not kept (a large sync, or never built); see `refreshCommonTerms`. */
