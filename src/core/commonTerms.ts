@@ -61,6 +61,15 @@ export class CommonTermCounts {
     return found;
   }
 
+  /**
+   * A change of about `rows` rows (inserted plus deleted) is coming: when that is more than
+   * keeping the counts is worth (see `adjust`), they stop being kept now rather than after
+   * `maintenanceFloor` rows adjusted for nothing (a tenth of a checkout's re-index went there).
+   */
+  expectRows(rows: number): void {
+    if (this.isCurrent() && this.written + rows > Math.max(maintenanceFloor, this.documentsAtBuild / 10)) this.markStale();
+  }
+
   /** A row with these column texts was inserted (+1) or deleted (-1). */
   adjust(texts: string[], delta: 1 | -1): void {
     if (!this.isCurrent()) return;
@@ -104,6 +113,12 @@ export class CommonTermCounts {
    * does in a fraction of the time of a tokenizer query (most of a re-index's counting went
    * there); any other text goes through the tokenizer itself.
    */
+  /** How many tokens the index's tokenizer makes of `text` (the pattern on ASCII text, as in `tokens`). */
+  tokenCount(text: string): number {
+    if (!nonAscii.test(text)) return text.toLowerCase().match(asciiToken)?.length ?? 0;
+    return (this.db.exec('SELECT COUNT(*) FROM temp.pk_tokenizer WHERE input = ?', [text])[0]?.values[0]?.[0] as number | undefined) ?? 0;
+  }
+
   private tokens(text: string): Iterable<string> {
     if (!nonAscii.test(text)) return new Set(text.toLowerCase().match(asciiToken));
     this.tokenizer ??= this.db.prepare('SELECT DISTINCT token FROM temp.pk_tokenizer WHERE input = ?');

@@ -6,11 +6,13 @@
 import type { ExclusionReason } from './exclusion/reasons';
 import type { EngineOptions } from './options';
 import type { ParserChain } from './parsing/parserChain';
-import type { NewSnippet, SymbolRow } from './store';
+import type { NewSnippet, SymbolRow } from './tables/fileChange';
 
 /** The rows one file's text became, and which parser made them. */
 export interface FileRows {
   snippets: NewSnippet[];
+  /** The snippets' distinct words and identifier parts, packed once per file (`packFileTerms`, in `snippets` order). */
+  terms: Uint8Array;
   symbols: SymbolRow[];
   parser: string;
   parserReason: string | null;

@@ -22,7 +22,8 @@ import { ChunkTable, chunkTableSchema } from './tables/chunkTable';
 import { Database } from './tables/database';
 import { EmbeddingTable, embeddingTableSchema } from './tables/embeddingTable';
 import { FileCatalog, fileCatalogSchema, type ProjectState } from './tables/fileCatalog';
-import type { FileChange, FileRow, IndexPart, NewSnippet, SymbolRow } from './tables/fileChange';
+import type { FileRows } from './fileAnalysis';
+import type { FileChange, FileRow, IndexPart } from './tables/fileChange';
 import { FullTextIndex, fullTextSchema } from './tables/fullTextIndex';
 
 export { bm25, bm25Idf, bm25WithIdf } from './tables/bm25';
@@ -33,10 +34,10 @@ export type { ProjectState } from './tables/fileCatalog';
  * Bumped whenever the tables change, or the exclusion rules widen (3: more secret formats and
  * secretlint; 4: the compact schema, integer file and chunk ids, hashes as bytes, each path and
  * each declaration stored once; 5: a file's full-text terms in one deflated blob, its hash once
- * for its chunks, chunk and symbol ids computed instead of stored), so rows admitted by older rules go; an older file is discarded
- * and rebuilt, never migrated.
+ * for its chunks, chunk and symbol ids computed instead of stored; 6: that blob names only its
+ * first chunk's docid), so rows admitted by older rules go; an older file is discarded and rebuilt, never migrated.
  */
-export const schemaVersion = 5;
+export const schemaVersion = 6;
 
 /**
  * The meta row that marks a SQLite file as a Project Knowledge index, so `--db` replaces only
@@ -194,12 +195,22 @@ export class IndexStore {
   }
 
   /** Replaces one file's rows in every part, in one transaction (a savepoint inside `batch`). */
-  replaceFile(file: FileRow, snippets: NewSnippet[], symbols: SymbolRow[]): void {
+  replaceFile(file: FileRow, rows: Pick<FileRows, 'snippets' | 'symbols' | 'terms'>): void {
     this.db.transaction(() => {
       const fileId = this.catalog.idOf(file.path);
       const retiredChunkIds = fileId === undefined ? [] : this.chunks.currentIds(fileId);
       // A new file's id is assigned by the file part, the first to apply the change.
-      const change: FileChange = { path: file.path, fileId: fileId ?? -1, file, snippets, symbols, retiredChunkIds, chunkIds: [] };
+      const change: FileChange = {
+        path: file.path,
+        fileId: fileId ?? -1,
+        known: fileId !== undefined,
+        file,
+        snippets: rows.snippets,
+        terms: rows.terms,
+        symbols: rows.symbols,
+        retiredChunkIds,
+        chunkIds: [],
+      };
       for (const part of this.parts) part.replaceFile(change);
     });
   }
@@ -210,7 +221,15 @@ export class IndexStore {
       const fileId = this.catalog.idOf(path);
       // Every row of every part is keyed by the file's id: a file without one has none.
       if (fileId === undefined) return;
-      const change: FileChange = { path, fileId, snippets: [], symbols: [], retiredChunkIds: this.chunks.currentIds(fileId), chunkIds: [] };
+      const change: FileChange = {
+        path,
+        fileId,
+        known: true,
+        snippets: [],
+        symbols: [],
+        retiredChunkIds: this.chunks.currentIds(fileId),
+        chunkIds: [],
+      };
       for (const part of this.parts) part.removeFile(change);
     });
   }

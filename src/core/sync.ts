@@ -13,7 +13,8 @@ import type { FileStat } from './ports';
 import { embedIndexedChunks, fillMissingEmbeddings } from './retrieval/vectors';
 import type { FileRow, NewSnippet, SymbolRow } from './store';
 import type { SyncContext } from './syncContext';
-import { chunkTerms, estimateTokens, lineOwners, ownText, splitLines } from './tokens';
+import { packFileTerms } from './termCodes';
+import { chunkTerms, estimateTokens, lineOwners, ownText, splitLines, type ChunkTerms } from './tokens';
 
 /** References kept per chunk: enough to explain a match, small enough to keep the database lean. */
 const maxStoredReferences = 8;
@@ -83,12 +84,13 @@ export async function buildRows(
   );
   const imports = result.imports && result.imports.length > 0 ? JSON.stringify(result.imports) : null;
   const snippets: NewSnippet[] = [];
+  const terms: ChunkTerms[] = [];
   const symbols = new Map<string, SymbolRow>();
   const seen = new Set<string>();
   const owners = lineOwners(result.chunks, lines.length);
   for (const [index, chunk] of result.chunks.entries()) {
     // The file's imports are stored once, on its first chunk, rather than repeated on each.
-    const row = snippetRow(
+    const { row, words } = snippetRow(
       context,
       relativePath,
       fileHash,
@@ -101,6 +103,7 @@ export async function buildRows(
     if (seen.has(row.id)) continue;
     seen.add(row.id);
     snippets.push(row);
+    terms.push(words);
     if (chunk.symbol && row.symbolId && !symbols.has(row.symbolId)) {
       symbols.set(row.symbolId, {
         symbolId: row.symbolId,
@@ -118,6 +121,7 @@ export async function buildRows(
   }
   return {
     snippets,
+    terms: packFileTerms(terms),
     symbols: [...symbols.values()],
     parser: result.parser,
     parserReason: result.fallbackReason ?? null,
@@ -134,12 +138,13 @@ function snippetRow(
   parser: string,
   imports: string | null,
   indexText: string,
-): NewSnippet {
+): { row: NewSnippet; words: ChunkTerms } {
   const text = lines.slice(chunk.startLine - 1, chunk.endLine).join('\n');
   const symbol = chunk.symbol;
   const symbolId = symbol ? symbolIdOf(context.projectId, relativePath, fileHash, symbol) : null;
   const identifiers = symbol ? [symbol.name, symbol.qualifiedName.replace(/\./g, ' ')] : [];
-  return {
+  const words = chunkTerms(indexText, identifiers);
+  const row: NewSnippet = {
     id: chunkIdOf(context.projectId, relativePath, fileHash, chunk.startLine, chunk.endLine, symbolId),
     path: relativePath,
     fileHash,
@@ -160,8 +165,9 @@ function snippetRow(
     imports,
     refs: chunk.references && chunk.references.length > 0 ? JSON.stringify(chunk.references.slice(0, maxStoredReferences)) : null,
     indexText,
-    terms: chunkTerms(indexText, identifiers),
+    identifierParts: words.parts.join(' '),
   };
+  return { row, words };
 }
 
 export interface FileGitInfo {
@@ -252,7 +258,7 @@ function applyAnalysis(
   if (analysis.kind !== 'rows') throw new Error(`${relativePath}: unchanged content without an indexed row`);
   const { rows } = analysis;
   const file: FileRow = { ...base, gitHead: git.head, parser: rows.parser, parserReason: rows.parserReason };
-  store.replaceFile(file, rows.snippets, rows.symbols);
+  store.replaceFile(file, rows);
   if (options.semantic) embedIndexedChunks(context, rows.snippets);
   return { kind: 'indexed', file, reindexed: true, bytes: stat.size };
 }
@@ -384,8 +390,10 @@ export async function syncProject(
   };
   // A handful of files parse here faster than worker threads start, so only larger syncs use the pool.
   let toRead = 0;
-  for (let index = 0; index < total && context.analyzer; index++) if (needsRead(index)) toRead++;
+  for (let index = 0; index < total; index++) if (needsRead(index)) toRead++;
   const analyzer = context.analyzer && toRead >= context.analyzer.minFiles ? context.analyzer : undefined;
+  // Each file read may delete its chunks and insert as many again.
+  store.search.expectRows(2 * toRead * Math.max(1, store.search.documentCount() / Math.max(1, previous.size)));
   // Files read and sent to the pool before their turn; rows are still written in candidate order.
   const ahead = new Map<number, Promise<Examined>>();
   const examine = async (index: number, pooled: boolean): Promise<Examined> => {

@@ -6,32 +6,6 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
-export function buildVocabulary(wordLists: Iterable<string>): string[] {
-  const words = new Set<string>();
-  for (const list of wordLists) for (const word of list.split(' ')) if (word) words.add(word);
-  return [...words].sort();
-}
-
-/** Encodes the words of `list` (space separated, all in `vocabulary`) as positions. */
-export function encodeWords(list: string, positions: Map<string, number>): Uint8Array {
-  const indices = [...new Set(list.split(' ').filter((word) => word.length > 0))]
-    .map((word) => positions.get(word))
-    .filter((index): index is number => index !== undefined)
-    .sort((a, b) => a - b);
-  const bytes: number[] = [];
-  let previous = 0;
-  for (const index of indices) {
-    let delta = index - previous;
-    previous = index;
-    while (delta >= 0x80) {
-      bytes.push((delta & 0x7f) | 0x80);
-      delta >>>= 7;
-    }
-    bytes.push(delta);
-  }
-  return Uint8Array.from(bytes);
-}
-
 export function decodeWords(codes: Uint8Array, vocabulary: string[]): string {
   const words: string[] = [];
   let index = 0;
@@ -76,6 +50,12 @@ export interface FileTerms {
   chunks: Array<{ docid: number; body: Uint8Array; idents: Uint8Array }>;
 }
 
+/** The distinct words and identifier parts of one chunk, as `chunkTermLists` gives them. */
+export interface ChunkWordLists {
+  words: readonly string[];
+  parts: readonly string[];
+}
+
 function pushVarint(bytes: number[], value: number): void {
   let rest = value;
   while (rest >= 0x80) {
@@ -85,43 +65,86 @@ function pushVarint(bytes: number[], value: number): void {
   bytes.push(rest);
 }
 
-/**
- * One file's terms as one deflated blob: the vocabulary (sorted, so deflate finds the shared
- * prefixes) followed by each chunk's docid and position lists. Kept per file rather than per
- * chunk because a file's chunks always leave the index together; on the 1,000-file bench corpus
- * the vocabulary text and the per-chunk rows took 7.3 MB of a 22.9 MB database.
- */
-export function packFileTerms(terms: FileTerms): Uint8Array {
-  const header: number[] = [];
-  const vocabulary = Buffer.from(terms.vocabulary.join(' '), 'utf8');
-  pushVarint(header, vocabulary.length);
-  const parts: Uint8Array[] = [Uint8Array.from(header), vocabulary];
-  const lists: number[] = [];
-  pushVarint(lists, terms.chunks.length);
-  for (const chunk of terms.chunks) {
-    pushVarint(lists, chunk.docid);
-    pushVarint(lists, chunk.body.length);
-    for (const byte of chunk.body) lists.push(byte);
-    pushVarint(lists, chunk.idents.length);
-    for (const byte of chunk.idents) lists.push(byte);
+/** Appends `words` as delta-coded varint positions into the vocabulary (ascending, each once). */
+function pushPositions(bytes: number[], words: readonly string[], positions: Map<string, number>): void {
+  const indices = new Int32Array(words.length);
+  let count = 0;
+  for (const word of words) {
+    const index = positions.get(word);
+    if (index !== undefined) indices[count++] = index;
   }
-  parts.push(Uint8Array.from(lists));
-  return Uint8Array.from(deflateRawSync(Buffer.concat(parts)));
+  const sorted = indices.subarray(0, count).sort();
+  const list: number[] = [];
+  let previous = -1;
+  for (const index of sorted) {
+    if (index === previous) continue;
+    pushVarint(list, index - Math.max(previous, 0));
+    previous = index;
+  }
+  pushVarint(bytes, list.length);
+  for (const byte of list) bytes.push(byte);
 }
 
-/** The terms `packFileTerms` stored; throws on a blob it did not write. */
-export function unpackFileTerms(packed: Uint8Array): FileTerms {
-  const bytes = inflateRawSync(packed);
+/**
+ * One file's terms as one deflated blob: the vocabulary (sorted, so deflate finds the shared
+ * prefixes) followed by each chunk's position lists, in the file's chunk order. Kept per file
+ * rather than per chunk because a file's chunks always leave the index together; on the
+ * 1,000-file bench corpus the vocabulary text and the per-chunk rows took 7.3 MB of a 22.9 MB
+ * database. It names no docid (a file's chunks get consecutive ones, see `storedFileTerms`), so
+ * the parse workers build it with the rest of a file's rows and the writer only prefixes the
+ * first docid: building it on the writer's thread took a fifth of a cold index's writes.
+ */
+export function packFileTerms(chunks: readonly ChunkWordLists[]): Uint8Array {
+  const words = new Set<string>();
+  for (const chunk of chunks) {
+    for (const word of chunk.words) words.add(word);
+    for (const part of chunk.parts) words.add(part);
+  }
+  const vocabulary = [...words].sort();
+  const positions = new Map<string, number>();
+  vocabulary.forEach((word, index) => positions.set(word, index));
+  const header: number[] = [];
+  const text = Buffer.from(vocabulary.join(' '), 'utf8');
+  pushVarint(header, text.length);
+  const lists: number[] = [];
+  pushVarint(lists, chunks.length);
+  for (const chunk of chunks) {
+    pushPositions(lists, chunk.words, positions);
+    pushPositions(lists, chunk.parts, positions);
+  }
+  return Uint8Array.from(deflateRawSync(Buffer.concat([Uint8Array.from(header), text, Uint8Array.from(lists)])));
+}
+
+/** What `search_vocabulary` stores for a file: the first chunk's docid, then `packFileTerms`' blob. */
+export function storedFileTerms(firstDocid: number, packed: Uint8Array): Uint8Array {
+  const prefix: number[] = [];
+  pushVarint(prefix, firstDocid);
+  return Uint8Array.from(Buffer.concat([Uint8Array.from(prefix), packed]));
+}
+
+/** The terms `storedFileTerms` stored (chunk `i` has docid first + i); throws on a blob it did not write. */
+export function unpackFileTerms(stored: Uint8Array): FileTerms {
+  let start = 0;
+  let firstDocid = 0;
+  let scale = 1;
+  for (;;) {
+    if (start >= stored.length) throw new Error('the stored full-text terms are truncated');
+    const byte = stored[start++];
+    firstDocid += (byte & 0x7f) * scale;
+    if ((byte & 0x80) === 0) break;
+    scale *= 0x80;
+  }
+  const bytes = inflateRawSync(stored.subarray(start));
   let offset = 0;
   const varint = (): number => {
     let value = 0;
-    let scale = 1;
+    let factor = 1;
     for (;;) {
       if (offset >= bytes.length) throw new Error('the stored full-text terms are truncated');
       const byte = bytes[offset++];
-      value += (byte & 0x7f) * scale;
+      value += (byte & 0x7f) * factor;
       if ((byte & 0x80) === 0) return value;
-      scale *= 0x80;
+      factor *= 0x80;
     }
   };
   const slice = (length: number): Uint8Array => {
@@ -134,10 +157,9 @@ export function unpackFileTerms(packed: Uint8Array): FileTerms {
   const count = varint();
   const chunks: FileTerms['chunks'] = [];
   for (let index = 0; index < count; index++) {
-    const docid = varint();
     const body = slice(varint());
     const idents = slice(varint());
-    chunks.push({ docid, body, idents });
+    chunks.push({ docid: firstDocid + index, body, idents });
   }
   return { vocabulary: vocabularyText === '' ? [] : vocabularyText.split(' '), chunks };
 }

@@ -11,18 +11,22 @@ export { splitIdentifier } from './words';
 const wordPattern = /[\p{L}\p{N}_]+/gu;
 
 export interface ChunkTerms {
-  /** Distinct lower-case words, space separated: enough for FTS4 to delete the row later. */
-  words: string;
-  /** Distinct identifier parts that are not already words, space separated. */
-  identifierParts: string;
+  /** Distinct lower-case words: what FTS4 needs to delete the row later. */
+  words: string[];
+  /** Distinct identifier parts that are not already words. */
+  parts: string[];
 }
+
+const asciiWord = /[A-Za-z0-9_]+/g;
+const nonAscii = /[\u0080-\uffff]/;
 
 /** Collects the distinct words of a chunk and the parts of its compound identifiers. */
 export function chunkTerms(text: string, extraIdentifiers: readonly string[] = []): ChunkTerms {
   const words = new Set<string>();
   const compounds = new Set<string>();
-  for (const match of text.matchAll(wordPattern)) {
-    const word = match[0];
+  // On ASCII text the letters, digits and `_` of `wordPattern` are these: the same words, found faster.
+  const found = nonAscii.test(text) ? text.match(wordPattern) : text.match(asciiWord);
+  for (const word of found ?? []) {
     const lower = word.toLowerCase();
     if (!words.has(lower)) {
       words.add(lower);
@@ -36,7 +40,7 @@ export function chunkTerms(text: string, extraIdentifiers: readonly string[] = [
     if (split.length < 2 && words.has(compound.toLowerCase())) continue;
     for (const part of split) if (!words.has(part)) parts.add(part);
   }
-  return { words: [...words].join(' '), identifierParts: [...parts].join(' ') };
+  return { words: [...words], parts: [...parts] };
 }
 
 /** Words of a query, in order, lower-cased. */

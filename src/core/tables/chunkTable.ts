@@ -301,14 +301,17 @@ export class ChunkTable implements IndexPart {
     const { fileId } = change;
     this.computedIds.delete(fileId);
     const hash = hexBlob(change.file?.sha256 ?? '');
-    const stored = this.db.one('SELECT current FROM project_chunk_hashes WHERE file_id = ?', [fileId])?.[0];
+    // A file new to the index has no rows here (its id's rows left with the file that had it), so it only inserts.
+    const stored = change.known ? this.db.one('SELECT current FROM project_chunk_hashes WHERE file_id = ?', [fileId])?.[0] : undefined;
     const sameBytes = stored instanceof Uint8Array && typeof hash !== 'string' && Buffer.from(stored).equals(hash);
-    const hadCurrent = this.currentIds(fileId).length > 0;
-    this.db.run('DELETE FROM project_snippets WHERE file_id = ? AND stale = 1', [fileId]);
-    // Re-indexing the same bytes (a forced rebuild) yields the same ids: those rows are replaced, not kept stale.
-    if (sameBytes) this.db.run('DELETE FROM project_snippets WHERE file_id = ? AND stale = 0', [fileId]);
-    else this.db.run('UPDATE project_snippets SET stale = 1, symbol = NULL WHERE file_id = ? AND stale = 0', [fileId]);
-    this.db.run('DELETE FROM project_symbols WHERE file_id = ?', [fileId]);
+    const hadCurrent = change.known && this.currentIds(fileId).length > 0;
+    if (change.known) {
+      this.db.run('DELETE FROM project_snippets WHERE file_id = ? AND stale = 1', [fileId]);
+      // Re-indexing the same bytes (a forced rebuild) yields the same ids: those rows are replaced, not kept stale.
+      if (sameBytes) this.db.run('DELETE FROM project_snippets WHERE file_id = ? AND stale = 0', [fileId]);
+      else this.db.run('UPDATE project_snippets SET stale = 1, symbol = NULL WHERE file_id = ? AND stale = 0', [fileId]);
+      this.db.run('DELETE FROM project_symbols WHERE file_id = ?', [fileId]);
+    }
     // A file's chunks share its hash: stored once per file, with the hash its stale chunks had.
     this.db.run('INSERT OR REPLACE INTO project_chunk_hashes(file_id, current, previous) VALUES (?,?,?)', [
       fileId,

@@ -19,8 +19,8 @@ export class Database {
   private dirty = false;
   private revisionCounter = 0;
   private readonly configureHooks: Array<(db: SqlDatabase) => void> = [];
-  private readonly rollbackHooks: Array<() => void> = [];
-  private readonly commitHooks: Array<() => void> = [];
+  private readonly rollbackHooks: Array<(outermost: boolean) => void> = [];
+  private readonly commitHooks: Array<(outermost: boolean) => void> = [];
 
   constructor(
     readonly sql: SqlJsStatic,
@@ -37,18 +37,28 @@ export class Database {
     this.configureHooks.push(hook);
   }
 
-  /** Runs `hook` after a transaction rolled back, so caches of what it wrote are dropped. */
-  onRollback(hook: () => void): void {
+  /**
+   * Runs `hook` after a transaction or a file's savepoint rolled back (`outermost` false for a
+   * savepoint), so caches of what it wrote are dropped.
+   */
+  onRollback(hook: (outermost: boolean) => void): void {
     this.rollbackHooks.push(hook);
   }
 
-  /** Runs `hook` just before each commit or savepoint release, so a part writes what it kept pending (common-term counts). */
-  onBeforeCommit(hook: () => void): void {
+  /**
+   * Runs `hook` just before each commit (`outermost` true) or savepoint release, so a part writes
+   * what it kept pending (common-term counts, full-text rows).
+   */
+  onBeforeCommit(hook: (outermost: boolean) => void): void {
     this.commitHooks.push(hook);
   }
 
-  private beforeCommit(): void {
-    for (const hook of this.commitHooks) hook();
+  private beforeCommit(outermost: boolean): void {
+    for (const hook of this.commitHooks) hook(outermost);
+  }
+
+  private rolledBack(outermost: boolean): void {
+    for (const hook of this.rollbackHooks) hook(outermost);
   }
 
   /** Connection settings; also rerun after export and VACUUM, which reset them. */
@@ -136,7 +146,8 @@ export class Database {
   }
 
   lastInsertRowid(): number {
-    return this.db.exec('SELECT last_insert_rowid()')[0].values[0][0] as number;
+    // A cached statement: `exec` would prepare it again for every row inserted.
+    return this.one('SELECT last_insert_rowid()')?.[0] as number;
   }
 
   /**
@@ -150,7 +161,7 @@ export class Database {
     this.batchDepth++;
     try {
       const result = work();
-      this.beforeCommit();
+      this.beforeCommit(!nested);
       this.batchDepth--;
       this.db.exec(nested ? 'RELEASE file_change' : 'COMMIT');
       this.markChanged();
@@ -158,7 +169,7 @@ export class Database {
     } catch (error) {
       this.batchDepth--;
       this.db.exec(nested ? 'ROLLBACK TO file_change; RELEASE file_change' : 'ROLLBACK');
-      for (const hook of this.rollbackHooks) hook();
+      this.rolledBack(!nested);
       throw error;
     }
   }
@@ -175,14 +186,14 @@ export class Database {
     this.batchDepth++;
     try {
       const result = await work();
-      this.beforeCommit();
+      this.beforeCommit(true);
       this.batchDepth--;
       this.db.exec('COMMIT');
       return result;
     } catch (error) {
       this.batchDepth--;
       this.db.exec('ROLLBACK');
-      for (const hook of this.rollbackHooks) hook();
+      this.rolledBack(true);
       throw error;
     }
   }

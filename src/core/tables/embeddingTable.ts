@@ -60,7 +60,8 @@ export class EmbeddingTable implements IndexPart {
 
   /** Vectors of this file's older content go; vectors of its current hash (and of every other file) stay. */
   replaceFile(change: FileChange): void {
-    if (change.file)
+    // A file new to the index has no vectors yet.
+    if (change.file && change.known)
       this.db.run('DELETE FROM derived_embeddings WHERE file_id = ? AND source_hash <> ?', [change.fileId, hexBlob(change.file.sha256)]);
   }
 

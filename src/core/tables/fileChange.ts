@@ -43,10 +43,11 @@ export interface SnippetRow {
 
 /**
  * A chunk to insert. `indexText` is the chunk's source: it goes into the full-text index (for
- * positions and term frequencies) but is not stored; `terms.words` is what is stored, the
- * distinct words FTS4 needs to delete the row later.
+ * positions and term frequencies) but is not stored; the distinct words FTS4 needs to delete the
+ * row later are stored once per file (`FileRows.terms`). `identifierParts` (space separated) is
+ * the full-text `idents` column.
  */
-export type NewSnippet = Omit<SnippetRow, 'rowid' | 'stale'> & { indexText: string; terms: { words: string; identifierParts: string } };
+export type NewSnippet = Omit<SnippetRow, 'rowid' | 'stale'> & { indexText: string; identifierParts: string };
 
 export interface SymbolRow {
   symbolId: string;
@@ -70,8 +71,12 @@ export interface SymbolRow {
 export interface FileChange {
   path: string;
   fileId: number;
+  /** False for a file the index did not hold before this change: no part has rows of it to replace. */
+  known: boolean;
   file?: FileRow;
   snippets: NewSnippet[];
+  /** The snippets' words for deleting them from the full-text index later (`packFileTerms`, in `snippets` order). */
+  terms?: Uint8Array;
   symbols: SymbolRow[];
   retiredChunkIds: number[];
   chunkIds: number[];

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { splitIdentifier } from '../../src/core/words';
+import { Draw, seededRandom } from './secretCorpus';
+
+/**
+ * The identifier-splitting rules as three Unicode patterns: what `splitIdentifier` did for every
+ * identifier before ASCII text got a one-pass splitter, kept here as the oracle it must match.
+ */
+function splitByPatterns(identifier: string): string[] {
+  return identifier
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((part) => part.length > 0)
+    .map((part) => part.toLowerCase());
+}
+
+describe('identifier splitting', () => {
+  test('splits the usual shapes into lower-case parts', () => {
+    assert.deepEqual(splitIdentifier('parseHttpHeader'), ['parse', 'http', 'header']);
+    assert.deepEqual(splitIdentifier('parse_http_header'), ['parse', 'http', 'header']);
+    assert.deepEqual(splitIdentifier('HTTPServer2'), ['http', 'server2']);
+    assert.deepEqual(splitIdentifier('getHTTPResponseCode'), ['get', 'http', 'response', 'code']);
+    assert.deepEqual(splitIdentifier('$scope.value__x'), ['scope', 'value', 'x']);
+    assert.deepEqual(splitIdentifier('__'), []);
+  });
+
+  test('ASCII identifiers split exactly as the Unicode patterns split them', () => {
+    const draw = new Draw(seededRandom(15));
+    // Few distinct characters make every transition (case, digit, separator, runs) frequent.
+    const alphabet = 'aAbBzZ09_$-. xXqQ';
+    for (let index = 0; index < 20_000; index++) {
+      const identifier = draw.from(alphabet, 1 + (index % 14));
+      assert.deepEqual(splitIdentifier(identifier), splitByPatterns(identifier), JSON.stringify(identifier));
+    }
+  });
+
+  test('identifiers with letters beyond ASCII keep the Unicode rules', () => {
+    for (const identifier of ['größeBerechnen', 'ÄußereKlasse', 'naïveHTTPClient', 'δέλταValue', 'parseΣum']) {
+      assert.deepEqual(splitIdentifier(identifier), splitByPatterns(identifier), identifier);
+    }
+    assert.deepEqual(splitIdentifier('größeBerechnen'), ['größe', 'berechnen']);
+  });
+});
