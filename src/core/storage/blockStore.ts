@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import type { ByteRange } from './wasmFiles';
 
 /**
  * The content of one database file as SQLite sees it, without holding it all in memory: blocks
@@ -13,6 +12,12 @@ import type { ByteRange } from './wasmFiles';
  */
 
 export const blockBytes = 4096;
+
+/** One contiguous range of changed bytes. */
+export interface ByteRange {
+  offset: number;
+  length: number;
+}
 /** Blocks per slab of resident memory (1 MiB): slots are taken from slabs, not one allocation per block. */
 const slabBlocks = 256;
 /** Blocks written to the spill file per eviction (at most; a quarter of a smaller budget): enough to make one write of a run worth its call. */

@@ -1,5 +1,5 @@
 import type { Database, SqlJsStatic } from 'sql.js';
-import { BaseChangedError, BlockStore, type BaseFile } from './blockStore';
+import { BaseChangedError, BlockStore, type BaseFile, type ByteRange } from './blockStore';
 
 /**
  * The database file as SQLite in sql.js sees it. sql.js keeps it in Emscripten's in-memory file
@@ -274,11 +274,7 @@ export function fileHooksUnavailable(): string {
   return unavailable;
 }
 
-/** One contiguous range of changed bytes. */
-export interface ByteRange {
-  offset: number;
-  length: number;
-}
+export type { ByteRange } from './blockStore';
 
 export interface MemoryFileOptions {
   /** Bytes of written blocks kept in memory before they go to the spill file (default 16 MiB). */
