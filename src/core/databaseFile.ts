@@ -127,6 +127,75 @@ export async function readDatabaseFileWith<T>(
   }
 }
 
+/** An open database file that blocks are read from on demand (see storage/blockStore.ts); `fd` is the caller's to close. */
+export interface OpenDatabaseFile {
+  identity: FileIdentity;
+  /** Undefined for a missing or empty file. */
+  fd?: number;
+  size: number;
+  /** `dev:ino` of the descriptor. */
+  inode: string;
+}
+
+/**
+ * `readDatabaseFile`'s checks (no symbolic link, no FIFO, a regular file with a SQLite header,
+ * the descriptor's inode the path's), leaving the descriptor open for reads on demand instead of
+ * reading the file. Synchronous, because SQLite's reads through it are.
+ */
+export function openDatabaseFile(dbPath: string): OpenDatabaseFile {
+  let before: fs.BigIntStats;
+  try {
+    before = fs.lstatSync(dbPath, { bigint: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { identity: 'missing', size: 0, inode: '' };
+    throw refusal(dbPath, `it cannot be examined (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  if (!before.isFile()) throw refusal(dbPath, `it is ${describeKind(before)}`);
+  let fd: number;
+  try {
+    fd = fs.openSync(dbPath, fs.constants.O_RDONLY | noFollow | nonBlocking);
+  } catch (error) {
+    throw refusal(dbPath, `it cannot be opened (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  let keep = false;
+  try {
+    const stat = fs.fstatSync(fd, { bigint: true });
+    if (!stat.isFile() || stat.ino !== before.ino || stat.dev !== before.dev)
+      throw refusal(dbPath, 'it was replaced while it was being opened');
+    const identity = identityOf(stat);
+    const inode = `${stat.dev}:${stat.ino}`;
+    if (stat.size === 0n) return { identity, size: 0, inode };
+    const header = Buffer.alloc(sqliteHeader.length);
+    if (
+      stat.size < BigInt(sqliteHeader.length) ||
+      fs.readSync(fd, header, 0, header.length, 0) !== header.length ||
+      !header.equals(sqliteHeader)
+    )
+      throw refusal(dbPath, 'it is not a SQLite database');
+    keep = true;
+    return { identity, fd, size: Number(stat.size), inode };
+  } finally {
+    if (!keep) fs.closeSync(fd);
+  }
+}
+
+/**
+ * Opens a file written blocks can spill to while the database is open (storage/blockStore.ts):
+ * a new temporary file beside the database, unlinked at once where the system allows it, so it
+ * takes no name and its space comes back when it is closed or the process dies. Where it cannot
+ * be unlinked it keeps a temporary file's name, which `sweepTemporaryFiles` removes later.
+ */
+export function openSpillFile(dbPath: string): number {
+  const name = temporaryName(dbPath);
+  const fd = fs.openSync(name, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_EXCL | noFollow, 0o600);
+  try {
+    fs.unlinkSync(name);
+  } catch {
+    // Windows may refuse to unlink an open file: the name is swept as a leftover later.
+  }
+  return fd;
+}
+
 /** The refusal for a SQLite file that is not (or cannot be proved to be) a Project Knowledge index. */
 export function notOurDatabase(dbPath: string, why: string): DatabaseRefusedError {
   return refusal(dbPath, why);
@@ -183,6 +252,7 @@ export async function writeDatabaseFile(
   bytes: Uint8Array | PageSource,
   lock: DatabaseLock,
   io: DatabaseFileIo = nodeDatabaseFileIo,
+  written?: (temporary: string, inode: string) => Promise<void>,
 ): Promise<void> {
   const temporary = temporaryName(dbPath);
   let file: WritableFile | undefined;
@@ -196,8 +266,11 @@ export async function writeDatabaseFile(
       await file.write(bytes instanceof Uint8Array ? bytes.subarray(offset, offset + length) : bytes.read(offset, length), offset);
     }
     await file.sync();
+    const inode = await file.inode();
     await file.close();
     file = undefined;
+    // The caller may open the written file (by its inode) before it takes the database's name.
+    await written?.(temporary, inode);
     await pauseForTests('temp-written');
     // A lock taken over in the meantime (it never should be) must not let two writers rename.
     lock.verify();

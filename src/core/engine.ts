@@ -11,7 +11,7 @@ import { quotedDataPreamble } from './retrieval/prompt';
 import type { Retrieval, RetrieveOptions } from './retrieval/retrieve';
 import { summarizeManifest } from './retrieval/manifest';
 import type { Embedder } from './retrieval/vectors';
-import { IndexStore, type SymbolRow } from './store';
+import { IndexStore, type StoreOpenOptions, type SymbolRow } from './store';
 import {
   readIndexable,
   syncKnownFiles,
@@ -54,6 +54,8 @@ export interface OpenEngineOptions {
   embedder?: Embedder;
   /** How long a save waits for another writer's lock on the database (default two minutes). */
   lockTimeoutMs?: number;
+  /** Bytes of written database pages kept in memory between saves before they spill to a file beside the database (default 16 MiB). */
+  residentBytes?: number;
   /**
    * Large syncs parse in worker threads when every parser can be built there (`ParserChain.recipes`);
    * `false` keeps all parsing on the engine's thread. The defaults suit the CLI and the extension.
@@ -158,14 +160,15 @@ export class ProjectEngine {
     readonly dbPath: string | undefined,
     readonly openNote: string | undefined,
     readonly loadedFromDisk: boolean,
-    private readonly lockTimeoutMs: number | undefined,
+    private readonly storeOptions: StoreOpenOptions,
     private readonly curation: ProjectCuration,
   ) {}
 
   static async open(input: OpenEngineOptions): Promise<ProjectEngine> {
     const root = await canonicalRoot(input.root, input.ports);
     const options = resolveOptions(input.options);
-    const opened = await IndexStore.open(input.dbPath, root, input.ports, { lockTimeoutMs: input.lockTimeoutMs });
+    const storeOptions: StoreOpenOptions = { lockTimeoutMs: input.lockTimeoutMs, residentBytes: input.residentBytes };
+    const opened = await IndexStore.open(input.dbPath, root, input.ports, storeOptions);
     const { store, discardedReason, loaded } = opened;
     const projectId = projectIdOf(root);
     const parsers = new ParserChain(input.parsers ?? []);
@@ -182,7 +185,7 @@ export class ProjectEngine {
     );
     // The curation tables are a projection of the log: built into every store this engine opens.
     curation.attach(store);
-    return new ProjectEngine(context, input.dbPath, discardedReason, loaded, input.lockTimeoutMs, curation);
+    return new ProjectEngine(context, input.dbPath, discardedReason, loaded, storeOptions, curation);
   }
 
   /**
@@ -200,11 +203,16 @@ export class ProjectEngine {
       if (!persist || !this.project.store.supersededOnDisk) return report;
       if (reloads === maxReloads) throw new Error(`The index ${this.dbPath} kept being replaced by other writers; this sync is not saved.`);
       this.project.ports.log.info(`Another process wrote ${this.dbPath}; reading it and syncing again.`);
-      const { store } = await IndexStore.open(this.dbPath, this.project.root, this.project.ports, { lockTimeoutMs: this.lockTimeoutMs });
-      this.project.store.close();
-      this.project.store = store;
-      this.curation.attach(store);
+      await this.reopenStore();
     }
+  }
+
+  /** Replaces the store with one opened from the database file again (another process wrote it). */
+  private async reopenStore(): Promise<void> {
+    const { store } = await IndexStore.open(this.dbPath, this.project.root, this.project.ports, this.storeOptions);
+    this.project.store.close();
+    this.project.store = store;
+    this.curation.attach(store);
   }
 
   get root(): string {
@@ -215,8 +223,25 @@ export class ProjectEngine {
     return this.project.options;
   }
 
+  /**
+   * Runs `work` after the operations before it. A store whose database file another process
+   * saved pages into since it was opened stops reading it (`IndexStore.staleOnDisk`): the work
+   * that found out is run once more on the file opened again.
+   */
   private serialize<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(work, work);
+    const run = async () => {
+      // An answer given while the store went stale may lack what the failed reads held, so it is not kept either.
+      try {
+        const result = await work();
+        if (this.project.store.staleOnDisk === undefined) return result;
+      } catch (error) {
+        if (this.project.store.staleOnDisk === undefined) throw error;
+      }
+      this.project.ports.log.info(`Reading ${this.dbPath} again: ${this.project.store.staleOnDisk}.`);
+      await this.reopenStore();
+      return work();
+    };
+    const next = this.queue.then(run, run);
     this.queue = next.catch(() => undefined);
     return next;
   }

@@ -3,6 +3,7 @@ import {
   acquireLock,
   currentIdentity,
   notOurDatabase,
+  openSpillFile,
   pauseForTests,
   readDatabaseFile,
   sweepTemporaryFiles,
@@ -17,7 +18,7 @@ import type { EnginePorts } from './ports';
 import { loadSqlite } from './sqlite';
 import { nodeDatabaseFileIo } from './storage/fileIo';
 import { loadDatabase, nextGeneration, PagePersistence, type SaveReport } from './storage/pagedPersistence';
-import { MemoryFile } from './storage/wasmFiles';
+import { MemoryFile, type MemoryFileOptions } from './storage/wasmFiles';
 import { ChunkTable, chunkTableSchema } from './tables/chunkTable';
 import { Database } from './tables/database';
 import { EmbeddingTable, embeddingTableSchema } from './tables/embeddingTable';
@@ -57,6 +58,17 @@ const schema = [metaSchema, fileCatalogSchema, chunkTableSchema, fullTextSchema,
 export interface StoreOpenOptions {
   /** How long a save waits for another writer's lock before failing (default two minutes). */
   lockTimeoutMs?: number;
+  /** Bytes of written pages kept in memory before they spill (see `MemoryFileOptions.residentBytes`). */
+  residentBytes?: number;
+}
+
+/** How a store's database file is paged (storage/wasmFiles.ts): written blocks past the budget spill beside the database. */
+function fileOptions(dbPath: string | undefined, ports: EnginePorts, residentBytes: number | undefined): MemoryFileOptions {
+  return {
+    residentBytes,
+    openSpill: dbPath === undefined ? undefined : () => openSpillFile(dbPath),
+    warn: (message) => ports.log.warn(message),
+  };
 }
 
 export interface OpenResult {
@@ -89,6 +101,7 @@ export class IndexStore {
   private diskIdentity: FileIdentity = 'missing';
   private superseded = false;
   private lockTimeoutMs = defaultLockTimeoutMs;
+  private residentBytes: number | undefined;
   /** Page-level saves of sql.js's file (storage/); undefined where its file calls are unknown: whole exports. */
   private persistence: PagePersistence | undefined;
   /** How the last save wrote (for the benchmark and tests). */
@@ -127,6 +140,7 @@ export class IndexStore {
       const store = new IndexStore(new Database(SQL, db), root, dbPath, ports);
       store.diskIdentity = identity;
       store.lockTimeoutMs = lockTimeoutMs;
+      store.residentBytes = options.residentBytes;
       store.persistence = persistence ?? store.attachFile(db, io);
       return store;
     };
@@ -134,7 +148,13 @@ export class IndexStore {
       let db: SqlDatabase | undefined;
       if (MemoryFile.available) {
         // Streamed into sql.js's file in pieces, a journal of an interrupted save finished first.
-        const loaded = await loadDatabase(SQL, dbPath, io, { timeoutMs: lockTimeoutMs, log: ports.log });
+        const loaded = await loadDatabase(
+          SQL,
+          dbPath,
+          io,
+          { timeoutMs: lockTimeoutMs, log: ports.log },
+          fileOptions(dbPath, ports, options.residentBytes),
+        );
         ({ identity, db, persistence } = loaded);
       } else {
         const contents = await readDatabaseFile(dbPath);
@@ -185,7 +205,7 @@ export class IndexStore {
 
   /** Tracks a database this store created (not read from disk): its first save writes the whole file. */
   private attachFile(db: SqlDatabase, io: typeof nodeDatabaseFileIo): PagePersistence | undefined {
-    const file = MemoryFile.attach(db);
+    const file = MemoryFile.attach(db, fileOptions(this.dbPath, this.ports, this.residentBytes));
     return file ? new PagePersistence(file, io, this.ports.log) : undefined;
   }
 
@@ -281,6 +301,15 @@ export class IndexStore {
   }
 
   /**
+   * Why this store can no longer read its database file, or undefined: another process saved
+   * pages into the file in place since this store opened it, so the blocks it would read from
+   * there belong to another version. The engine opens the file again (see `ProjectEngine`).
+   */
+  get staleOnDisk(): string | undefined {
+    return this.persistence?.stale;
+  }
+
+  /**
    * True once a save found that the file changed since this store read or wrote it: another
    * process wrote its own index there. Nothing was written; the engine reloads and syncs again.
    */
@@ -343,6 +372,11 @@ export class IndexStore {
   /** Records a change made through `database` (tests that alter rows directly), so caches and the next save see it. */
   markChanged(): void {
     this.db.markChanged();
+  }
+
+  /** Written pages held in memory and bytes moved through the spill file (undefined: the whole file is in sql.js's memory). */
+  get paging(): { residentBytes: number; spillWrites: number; spillReads: number } | undefined {
+    return this.persistence?.file.residency;
   }
 
   /** The sql.js connection, for tests that inspect the tables. */

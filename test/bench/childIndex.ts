@@ -10,10 +10,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import { ProjectEngine } from '../../src/core/engine';
 import type { ChunkParser } from '../../src/core/parsing/chunkParser';
 import { nodePorts } from '../../src/core/ports';
 import { sqliteHeapBytes } from '../../src/core/sqlite';
+import { openFileBytes, residentBlockBytes } from '../../src/core/storage/wasmFiles';
 import { bytesWritten, countingDatabaseFileIo, emptyWriteCounts, nodeDatabaseFileIo } from '../../src/core/storage/fileIo';
 import { mb, round } from './stats';
 
@@ -26,16 +28,39 @@ interface MemorySample {
   arrayBuffersMB: number;
   /** sql.js's WebAssembly memory (page cache, memory journal, statements): part of `external`. */
   sqliteHeapMB: number;
+  /** Files sql.js keeps in its in-memory file system (the rollback journal; the database file only where it is not paged): array buffers. */
+  memfsMB: number;
+  /** Database blocks written since the last save and held in memory (the rest are read from disk or spilled): array buffers. */
+  writtenBlocksMB: number;
+  /** Of RSS, anonymous memory (heaps, buffers, WebAssembly memories of every thread) and mapped files (code). */
+  rssAnonMB: number;
+  rssFileMB: number;
+}
+
+/** `RssAnon` and `RssFile` of /proc/self/status in MB (0 where there is no /proc). */
+function residentSplit(): { anon: number; file: number } {
+  try {
+    const status = fs.readFileSync('/proc/self/status', 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) / 1024;
+    return { anon: field('RssAnon'), file: field('RssFile') };
+  } catch {
+    return { anon: 0, file: 0 };
+  }
 }
 
 function sample(): MemorySample {
   const usage = process.memoryUsage();
+  const resident = residentSplit();
   return {
     rssMB: round(mb(usage.rss), 1),
     heapUsedMB: round(mb(usage.heapUsed), 1),
     externalMB: round(mb(usage.external), 1),
     arrayBuffersMB: round(mb(usage.arrayBuffers), 1),
     sqliteHeapMB: round(mb(sqliteHeapBytes()), 1),
+    memfsMB: round(mb(openFileBytes()), 1),
+    writtenBlocksMB: round(mb(residentBlockBytes()), 1),
+    rssAnonMB: round(resident.anon, 1),
+    rssFileMB: round(resident.file, 1),
   };
 }
 
@@ -55,6 +80,8 @@ export interface ChildIndexFigures {
   indexPeakRssMB: number;
   /** The memory split at the highest RSS sampled (every 100 ms) during the cold index. */
   atPeak: MemorySample;
+  /** With `PK_BENCH_PHASES=1`: the highest RSS per phase, sampled by a thread of its own. */
+  phasePeaks?: Record<string, number>;
   dbBytes: number;
   coldSaveBytes: number;
   noChange: SaveFigures;
@@ -63,6 +90,41 @@ export interface ChildIndexFigures {
   reopenMs: number;
   /** Peak RSS of a child that only opens the index and runs one search. */
   reopenPeakRssMB: number;
+}
+
+/**
+ * The whole process's RSS per phase of the cold index, sampled every 20 ms by a thread of its
+ * own: the main thread spends seconds at a time inside SQLite (a commit, the full-text merge),
+ * where its own timer cannot sample. Opt-in (`PK_BENCH_PHASES=1`): the sampler's thread adds a
+ * few MB to the peak it measures.
+ */
+function phaseSampler(): { mark(phase: string): void; finish(): Promise<Record<string, number>> } {
+  const code = `
+    const { parentPort } = require('node:worker_threads');
+    const fs = require('node:fs');
+    let phase = 'open';
+    const max = {};
+    const rss = () => Number(/^VmRSS:\\s+(\\d+) kB/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) / 1024;
+    const note = () => { const value = rss(); if (!(max[phase] >= value)) max[phase] = Math.round(value * 10) / 10; };
+    const timer = setInterval(note, 20);
+    parentPort.on('message', (message) => {
+      note();
+      if (message !== null) phase = message;
+      else { clearInterval(timer); parentPort.postMessage(max); parentPort.close(); }
+    });`;
+  const worker = new Worker(code, { eval: true });
+  let last = '';
+  return {
+    mark(phase) {
+      if (phase !== last) worker.postMessage(phase);
+      last = phase;
+    },
+    finish: () =>
+      new Promise((resolve) => {
+        worker.once('message', (max: Record<string, number>) => resolve(max));
+        worker.postMessage(null);
+      }),
+  };
 }
 
 /** The child's side: `mode` is `index` (cold index, unchanged sync, edit, restore) or `reopen`. */
@@ -87,8 +149,19 @@ export async function runIndexChild(argv: string[], makeParsers: () => Promise<C
     if (now.rssMB > peak.rssMB) peak = now;
   }, 100);
   const started = performance.now();
-  const engine = await ProjectEngine.open({ root, dbPath, ports, parsers, options: { bounds, useGit: true } });
-  const report = await engine.sync();
+  // `PK_PARSE_WORKERS` as `pk` reads it, so the workers' share of RSS can be measured (0: none).
+  const workers = process.env.PK_PARSE_WORKERS;
+  const parsePool = workers === undefined || workers === '' ? undefined : Number(workers) === 0 ? false : { size: Number(workers) };
+  const engine = await ProjectEngine.open({ root, dbPath, ports, parsers, options: { bounds, useGit: true }, parsePool });
+  const phases = process.env.PK_BENCH_PHASES === '1' ? phaseSampler() : undefined;
+  const report = await engine.sync({
+    onProgress: (progress) => {
+      if (progress.phase !== 'indexing') phases?.mark(progress.phase);
+      else if (progress.done === progress.total) phases?.mark('after the last file (stale rows, full-text merge, common terms)');
+      else phases?.mark(`indexing ${Math.floor((progress.done * 10) / Math.max(1, progress.total))}0%`);
+    },
+  });
+  const phasePeaks = await phases?.finish();
   const indexSeconds = round((performance.now() - started) / 1000, 2);
   clearInterval(timer);
   const indexPeakRssMB = round(process.resourceUsage().maxRSS / 1024, 1);
@@ -131,6 +204,7 @@ export async function runIndexChild(argv: string[], makeParsers: () => Promise<C
       indexSeconds,
       indexPeakRssMB,
       atPeak: peak,
+      phasePeaks,
       dbBytes: fs.statSync(dbPath).size,
       coldSaveBytes,
       noChange,
@@ -182,8 +256,14 @@ export async function childIndexBench(
       `  cold index ${figures.indexSeconds} s, ${figures.files} files, database ${(figures.dbBytes / 1e6).toFixed(1)} MB (saved ${(figures.coldSaveBytes / 1e6).toFixed(1)} MB)`,
     );
     log(
-      `  peak RSS ${figures.indexPeakRssMB} MB; at the highest sample: RSS ${peak.rssMB} MB = JS heap ${peak.heapUsedMB} MB + external ${peak.externalMB} MB (array buffers ${peak.arrayBuffersMB} MB, sql.js's WebAssembly memory ${peak.sqliteHeapMB} MB) + code and the rest`,
+      `  peak RSS ${figures.indexPeakRssMB} MB; at the highest sample: RSS ${peak.rssMB} MB = JS heap ${peak.heapUsedMB} MB + external ${peak.externalMB} MB (array buffers ${peak.arrayBuffersMB} MB, of them sql.js's in-memory files ${peak.memfsMB} MB and written database blocks ${peak.writtenBlocksMB} MB; sql.js's WebAssembly memory ${peak.sqliteHeapMB} MB) + code and the rest (anonymous ${peak.rssAnonMB} MB, mapped files ${peak.rssFileMB} MB, every thread)`,
     );
+    if (figures.phasePeaks)
+      log(
+        `  RSS per phase: ${Object.entries(figures.phasePeaks)
+          .map(([phase, value]) => `${phase} ${value} MB`)
+          .join('; ')}`,
+      );
     log(
       `  sync: ${save('no change', figures.noChange)}; ${save('one-file edit', figures.oneFileEdit)}; ${save('restore', figures.restore)}`,
     );

@@ -1,16 +1,18 @@
 import type { Database, SqlJsStatic } from 'sql.js';
+import { BaseChangedError, BlockStore, type BaseFile, type ByteRange } from './blockStore';
 
 /**
- * The database file as sql.js keeps it: a file in Emscripten's in-memory file system (MEMFS),
- * which SQLite reads and writes through five system calls the WebAssembly module imports (open,
- * seek, read, write, truncate). sql.js exports neither the file system nor those calls, and its
- * release build minifies their names, so `installFileHooks` wraps every import before the module
- * is instantiated and `identifyFileCalls` finds the five by watching a probe database open, write
- * and shrink its file. With them, `MemoryFile` knows which 4 KiB blocks SQLite wrote since the last
- * save (so a save writes only those) and reads or fills the file in bounded pieces (so neither a
- * save nor an open needs `db.export()`'s whole copy). If the probe cannot tell the calls apart
- * (another sql.js build), `MemoryFile.attach` returns undefined and the store exports whole files
- * as before.
+ * The database file as SQLite in sql.js sees it. sql.js keeps it in Emscripten's in-memory file
+ * system (MEMFS) and SQLite reaches it through six system calls the WebAssembly module imports
+ * (open, seek, read, write, truncate, fstat). sql.js exports neither the file system nor those
+ * calls, and its release build minifies their names, so `installFileHooks` wraps every import
+ * before the module is instantiated and `identifyFileCalls` finds the six by watching a probe
+ * database open, write and shrink its file. With them, a tracked database's file (`MemoryFile`)
+ * is not in MEMFS at all: its reads, writes, size and truncation are served by a `BlockStore`,
+ * which reads unwritten blocks on demand from the database file on disk and keeps the written
+ * ones (so a save writes only those), in memory up to a budget and in a spill file past it. If
+ * the probe cannot tell the calls apart (another sql.js build), `MemoryFile.attach` returns
+ * undefined and the store keeps whole files in MEMFS and exports them as before.
  */
 
 type ImportFunction = (...args: unknown[]) => unknown;
@@ -34,6 +36,7 @@ interface FileCalls {
   read: Slot;
   write: Slot;
   truncate: Slot;
+  fstat: Slot;
 }
 
 interface WasmMemory {
@@ -47,16 +50,27 @@ interface Allocator {
 /** Bytes moved between the WebAssembly memory and the file per call: bounds the copies a save or an open holds. */
 export const pieceBytes = 1024 * 1024;
 /** The unit of change tracking; SQLite's pages (4096 bytes here) are whole blocks. */
-export const blockBytes = 4096;
+export { blockBytes } from './blockStore';
+
+/** WASI's and Linux's error numbers the hooks answer with: an I/O error, an invalid argument. */
+const wasiIoError = 29;
+const wasiInvalid = 28;
+/** Where Emscripten's `struct stat` keeps `st_size` (a 64-bit integer) and `st_mode`. */
+const statSizeOffset = 24;
+const statModeOffset = 4;
+const regularFileMode = 0o100000;
 
 const slots: Slot[] = [];
 let recording: RecordedCall[] | undefined;
 let calls: FileCalls | undefined;
 let unavailable = 'the sql.js module was loaded without file hooks';
 let memory: WasmMemory | undefined;
-/** Scratch space in the WebAssembly heap: an iovec, a result word, a 64-bit offset, then one piece. */
+/** Scratch space in the WebAssembly heap: an iovec, a result word, a 64-bit offset, a stat buffer, then one piece. */
 let scratch = 0;
+const scratchData = 256;
 const fdPaths = new Map<number, string>();
+/** The descriptors of tracked files: every call on one is answered by its `MemoryFile`. */
+const fdFiles = new Map<number, MemoryFile>();
 const tracked = new Map<string, MemoryFile>();
 
 /** sql.js names each database's MEMFS file `dbfile_<random>` and keeps the name on the object (not in its typings). */
@@ -66,9 +80,14 @@ function fileNameOf(db: Database): string {
   return name;
 }
 
+let views: { buffer: ArrayBuffer; bytes: Uint8Array; words: Uint32Array; view: DataView } | undefined;
+
+/** Views of the WebAssembly memory, made again only when it grew (every file call uses them). */
 function heap(): { bytes: Uint8Array; words: Uint32Array; view: DataView } {
   const buffer = (memory as WasmMemory).buffer;
-  return { bytes: new Uint8Array(buffer), words: new Uint32Array(buffer), view: new DataView(buffer) };
+  if (views?.buffer !== buffer)
+    views = { buffer, bytes: new Uint8Array(buffer), words: new Uint32Array(buffer), view: new DataView(buffer) };
+  return views;
 }
 
 function cString(pointer: unknown): string | undefined {
@@ -117,13 +136,42 @@ function onFile(call: RecordedCall, fd: number): boolean {
   return call.args[0] === fd;
 }
 
+/** The MEMFS file's size through the original seek (to its end, then back). */
+function memfsSize(found: FileCalls, fd: number): number {
+  const { view } = heap();
+  if (found.seek.original(fd, 0n, 1, scratch + 8) !== 0) return -1;
+  const position = view.getBigInt64(scratch + 8, true);
+  if (found.seek.original(fd, 0n, 2, scratch + 8) !== 0) return -1;
+  const size = Number(heap().view.getBigInt64(scratch + 8, true));
+  found.seek.original(fd, position, 0, scratch + 8);
+  return size;
+}
+
+/** Reads the MEMFS file through the original calls, a piece at a time (a probe's check, and adopting a file's first pages). */
+function readMemfs(found: FileCalls, fd: number, offset: number, length: number, sink: (bytes: Uint8Array, at: number) => void): void {
+  let done = 0;
+  while (done < length) {
+    const piece = Math.min(pieceBytes, length - done);
+    if (found.seek.original(fd, BigInt(offset + done), 0, scratch + 8) !== 0) throw new Error('seeking the database file failed');
+    const iov = heap();
+    iov.words[scratch >>> 2] = scratch + scratchData;
+    iov.words[(scratch >>> 2) + 1] = piece;
+    const code = found.read.original(fd, scratch, 1, scratch + 16);
+    const count = heap().words[(scratch + 16) >>> 2];
+    if (code !== 0 || count === 0) throw new Error(`reading the database file failed at ${offset + done}`);
+    sink(heap().bytes.subarray(scratch + scratchData, scratch + scratchData + count), done);
+    done += count;
+  }
+}
+
 /**
- * Finds the five file calls by what a probe database does: the call that names its file and
+ * Finds the six file calls by what a probe database does: the call that names its file and
  * returns a descriptor is `open`; on that descriptor, the call with a 64-bit offset and four
  * arguments is `seek`, the one with two is `truncate`; the four-number call made while opening
- * (SQLite reads the header) is `read`, the other one made while writing is `write`. The result is
- * then checked by reading the probe's file back through them and comparing it with sql.js's own
- * export. Called once, after the module is loaded.
+ * (SQLite reads the header) is `read`, the other one made while writing is `write`; the first
+ * two-number call is `fstat` (SQLite asks for the file's inode when it opens it), checked by the
+ * size and file type it writes. The result is then checked by reading the probe's file back
+ * through them and comparing it with sql.js's own export. Called once, after the module is loaded.
  */
 export function identifyFileCalls(SQL: SqlJsStatic, wasmMemory: WasmMemory): void {
   if (slots.length === 0) return;
@@ -144,21 +192,39 @@ export function identifyFileCalls(SQL: SqlJsStatic, wasmMemory: WasmMemory): voi
     );
     const write = writing.find((call) => onFile(call, fd) && numbers(call) && call.slot !== read?.slot);
     const truncate = writing.find((call) => onFile(call, fd) && call.args.length === 2 && typeof call.args[1] === 'bigint');
-    if (!seek || !read || !write || !truncate) throw new Error('the seek, read, write or truncate call was not seen');
-    calls = { open: open.slot, seek: seek.slot, read: read.slot, write: write.slot, truncate: truncate.slot };
-    scratch = (SQL as unknown as Allocator)._malloc(pieceBytes + 32);
+    const fstat = [...opening, ...writing].find((call) => onFile(call, fd) && call.args.length === 2 && typeof call.args[1] === 'number');
+    if (!seek || !read || !write || !truncate || !fstat) throw new Error('the seek, read, write, truncate or fstat call was not seen');
+    const found: FileCalls = {
+      open: open.slot,
+      seek: seek.slot,
+      read: read.slot,
+      write: write.slot,
+      truncate: truncate.slot,
+      fstat: fstat.slot,
+    };
+    scratch = (SQL as unknown as Allocator)._malloc(pieceBytes + scratchData);
     if (!scratch) throw new Error('no scratch memory');
-    hook(calls);
-    fdPaths.set(fd, `/${name}`);
-    const file = new MemoryFile(`/${name}`);
-    const viaCalls = file.read(0, file.size);
+    const size = memfsSize(found, fd);
+    const stat = scratch + 32;
+    heap().bytes.fill(0, stat, stat + 128);
+    const code = found.fstat.original(fd, stat);
+    const view = heap().view;
+    if (
+      code !== 0 ||
+      Number(view.getBigInt64(stat + statSizeOffset, true)) !== size ||
+      (view.getUint32(stat + statModeOffset, true) & 0o170000) !== regularFileMode
+    )
+      throw new Error('the fstat call did not describe the database file');
+    const viaCalls = Buffer.allocUnsafe(size);
+    readMemfs(found, fd, 0, size, (bytes, at) => viaCalls.set(bytes, at));
     const exported = db.export();
-    file.detach();
     // sql.js exports through SQLite's backup API, which writes its own header fields (change
     // counter, schema cookie, format bytes) into page 1: everything after the header must match.
-    const same = (from: number, to: number) => Buffer.from(viaCalls.subarray(from, to)).equals(Buffer.from(exported.subarray(from, to)));
+    const same = (from: number, to: number) => viaCalls.subarray(from, to).equals(Buffer.from(exported.subarray(from, to)));
     if (viaCalls.length !== exported.length || !same(0, 16) || !same(100, viaCalls.length))
       throw new Error('the file read through the calls differs from the export');
+    calls = found;
+    hook(found);
     unavailable = '';
   } catch (error) {
     calls = undefined;
@@ -169,61 +235,78 @@ export function identifyFileCalls(SQL: SqlJsStatic, wasmMemory: WasmMemory): voi
   }
 }
 
-/** Replaces the open, write and truncate calls with versions that keep `fdPaths` and the dirty blocks current. */
+/** Replaces the six calls: a tracked file's descriptor is served by its `MemoryFile`, any other by MEMFS. */
 function hook(found: FileCalls): void {
   found.open.current = (...args: unknown[]) => {
     const fd = found.open.original(...args);
     if (typeof fd === 'number' && fd >= 0) {
-      const path = cString(args[1]);
+      const text = cString(args[1]);
+      const path = text === undefined ? undefined : text.startsWith('/') ? text : `/${text}`;
       if (path === undefined) fdPaths.delete(fd);
-      else fdPaths.set(fd, path.startsWith('/') ? path : `/${path}`);
+      else fdPaths.set(fd, path);
+      const file = path === undefined ? undefined : tracked.get(path);
+      if (file) fdFiles.set(fd, file);
+      else fdFiles.delete(fd);
     }
     return fd;
   };
-  found.write.current = (...args: unknown[]) => {
-    const file = trackedFile(args[0]);
-    if (!file) return found.write.original(...args);
-    const start = file.position();
-    const code = found.write.original(...args);
-    if (code === 0) file.wrote(start, heap().words[(args[3] as number) >>> 2]);
+  const on =
+    (slot: Slot, serve: (file: MemoryFile, args: unknown[]) => unknown): ImportFunction =>
+    (...args: unknown[]) => {
+      const file = typeof args[0] === 'number' ? fdFiles.get(args[0]) : undefined;
+      return file ? serve(file, args) : slot.original(...args);
+    };
+  found.seek.current = on(found.seek, (file, args) => file.seekCall(Number(args[1]), args[2] as number, args[3] as number));
+  found.read.current = on(found.read, (file, args) => file.transferCall('read', args[1] as number, args[2] as number, args[3] as number));
+  found.write.current = on(found.write, (file, args) =>
+    file.transferCall('write', args[1] as number, args[2] as number, args[3] as number),
+  );
+  found.truncate.current = on(found.truncate, (file, args) => file.truncateCall(Number(args[1])));
+  found.fstat.current = on(found.fstat, (file, args) => {
+    const code = found.fstat.original(...args);
+    if (code === 0) file.statCall(args[1] as number);
     return code;
-  };
-  found.truncate.current = (...args: unknown[]) => {
-    const code = found.truncate.original(...args);
-    const file = trackedFile(args[0]);
-    if (file && code === 0) file.truncated(Number(args[1]));
-    return code;
-  };
+  });
 }
 
-function trackedFile(fd: unknown): MemoryFile | undefined {
-  if (typeof fd !== 'number') return undefined;
-  const path = fdPaths.get(fd);
-  return path === undefined ? undefined : tracked.get(path);
-}
-
-/** Why page-level persistence is off in this process, or '' when it is on. */
+/** Why on-demand database files are off in this process, or '' when they are on. */
 export function fileHooksUnavailable(): string {
   return unavailable;
 }
 
-/** One contiguous range of changed bytes. */
-export interface ByteRange {
-  offset: number;
-  length: number;
+export type { ByteRange } from './blockStore';
+
+export interface MemoryFileOptions {
+  /** Bytes of written blocks kept in memory before they go to the spill file (default 16 MiB). */
+  residentBytes?: number;
+  /** Makes the spill file (see `BlockStore`); undefined: written blocks all stay in memory. */
+  openSpill?: () => number;
+  warn?: (message: string) => void;
 }
 
+/** Default budget of written blocks in memory: a one-file edit's pages fit many times over, a cold index's do not. */
+export const defaultResidentBytes = 16 * 1024 * 1024;
+
 /**
- * The MEMFS file of one open sql.js database: its size, reads and fills in pieces, and the set
- * of blocks SQLite wrote since `clearChanges`.
+ * The file of one open sql.js database, served by a `BlockStore` instead of MEMFS: its size,
+ * reads and writes in pieces, and the blocks SQLite wrote since the last save.
  */
 export class MemoryFile {
-  private dirty = new Uint32Array(1024);
-  private dirtyBlocks = 0;
+  private readonly store: BlockStore;
+  private positionNow = 0;
   private writeCount = 0;
+  /** Set when the base file changed behind our back: every read fails from then on (the store reopens). */
+  private staleReason: string | undefined;
 
-  constructor(private readonly path: string) {
-    tracked.set(path, this);
+  private constructor(
+    private readonly path: string,
+    options: MemoryFileOptions,
+  ) {
+    this.store = new BlockStore({
+      residentBytes: options.residentBytes ?? defaultResidentBytes,
+      openSpill: options.openSpill,
+      warn: options.warn,
+    });
   }
 
   /** True once the file calls are identified (after `loadSqlite`). */
@@ -231,33 +314,29 @@ export class MemoryFile {
     return calls !== undefined;
   }
 
-  /** Tracks `db`'s file; undefined when the file calls are not known (see `fileHooksUnavailable`). */
-  static attach(db: Database): MemoryFile | undefined {
+  /**
+   * Tracks `db`'s file from now on; undefined when the file calls are not known (see
+   * `fileHooksUnavailable`). Whatever SQLite already wrote into MEMFS (a new database's schema)
+   * is taken over as written blocks and MEMFS's copy is emptied.
+   */
+  static attach(db: Database, options: MemoryFileOptions = {}): MemoryFile | undefined {
     if (!calls) return undefined;
+    const found = calls;
     const path = `/${fileNameOf(db)}`;
-    if (![...fdPaths.values()].includes(path)) return undefined;
-    return new MemoryFile(path);
-  }
-
-  private descriptor(): number {
-    for (const [fd, path] of fdPaths) if (path === this.path) return fd;
-    throw new Error(`the database file ${this.path} is not open`);
-  }
-
-  private seek(offset: number, whence: 0 | 1 | 2): number {
-    const { seek } = calls as FileCalls;
-    const code = seek.original(this.descriptor(), BigInt(offset), whence, scratch + 8);
-    if (code !== 0) throw new Error(`seeking the database file failed (${String(code)})`);
-    return Number(heap().view.getBigInt64(scratch + 8, true));
-  }
-
-  /** The descriptor's current offset (SQLite seeks before every read and write). */
-  position(): number {
-    return this.seek(0, 1);
+    const descriptors = [...fdPaths].filter(([, name]) => name === path).map(([fd]) => fd);
+    const fd = descriptors.find((candidate) => memfsSize(found, candidate) >= 0);
+    if (fd === undefined) return undefined;
+    const file = new MemoryFile(path, options);
+    const size = memfsSize(found, fd);
+    readMemfs(found, fd, 0, size, (bytes, at) => file.store.write(bytes, 0, at, bytes.length));
+    if (found.truncate.original(fd, 0n) !== 0) throw new Error('emptying the in-memory database file failed');
+    tracked.set(path, file);
+    for (const candidate of descriptors) fdFiles.set(candidate, file);
+    return file;
   }
 
   get size(): number {
-    return this.seek(0, 2);
+    return this.store.size;
   }
 
   /** Count of writes SQLite made to the file so far: a save compares it to know nothing wrote meanwhile. */
@@ -265,147 +344,142 @@ export class MemoryFile {
     return this.writeCount;
   }
 
-  /** Copies `length` bytes from `offset` into a new buffer, a piece at a time. */
+  /** Why the file's reads fail (its base changed on disk behind our back), or undefined. */
+  get stale(): string | undefined {
+    return this.staleReason;
+  }
+
+  /** Bytes of written blocks in memory, and moved to and from the spill file (for the benchmark). */
+  get residency(): { residentBytes: number; spillWrites: number; spillReads: number } {
+    return { residentBytes: this.store.residentBytes, spillWrites: this.store.spillWrites, spillReads: this.store.spillReads };
+  }
+
+  /** Copies `length` bytes from `offset` into a new buffer. */
   read(offset: number, length: number): Uint8Array {
+    if (this.staleReason !== undefined) throw new BaseChangedError(this.staleReason);
     const target = Buffer.allocUnsafe(length);
-    const { read } = calls as FileCalls;
-    let done = 0;
-    while (done < length) {
-      const piece = Math.min(pieceBytes, length - done);
-      this.seek(offset + done, 0);
-      const iov = heap();
-      iov.words[scratch >>> 2] = scratch + 32;
-      iov.words[(scratch >>> 2) + 1] = piece;
-      const code = read.original(this.descriptor(), scratch, 1, scratch + 16);
-      const count = heap().words[(scratch + 16) >>> 2];
-      if (code !== 0 || count === 0) throw new Error(`reading the database file failed at ${offset + done}`);
-      target.set(heap().bytes.subarray(scratch + 32, scratch + 32 + count), done);
-      done += count;
+    let count: number;
+    try {
+      count = this.store.read(target, 0, offset, length);
+    } catch (error) {
+      if (error instanceof BaseChangedError) this.markStale(error.message);
+      throw error;
     }
+    if (count !== length) throw new Error(`reading the database file failed at ${offset + count}`);
     return target;
   }
 
-  /**
-   * Fills the file with `size` bytes, `pieceBytes` at a time, from `fill` (which writes into the
-   * buffer it is given and returns how many bytes it wrote). The file is sized first, so MEMFS
-   * allocates it once instead of growing (and copying) it piece by piece. Must run before SQLite
-   * reads anything: right after the database is constructed empty.
-   */
-  async load(size: number, fill: (into: Buffer, offset: number) => Promise<number>): Promise<void> {
-    this.resizeUntracked(size);
-    const piece = Buffer.allocUnsafe(Math.min(pieceBytes, Math.max(1, size)));
-    let offset = 0;
-    while (offset < size) {
-      const count = await fill(piece.subarray(0, Math.min(piece.length, size - offset)), offset);
-      if (count <= 0) throw new Error(`the database file ended at ${offset} of ${size} bytes`);
-      this.put(piece.subarray(0, count), offset);
-      offset += count;
-    }
-    this.clearChanges();
+  /** Makes `base` (the database file on disk, `size` bytes) the file's content; right after `attach` of an empty database. */
+  open(base: BaseFile): void {
+    this.store.open(base);
   }
 
   /** Writes `bytes` at `offset` as SQLite would (the blocks count as changed); for a journal applied in memory. */
   writeAt(bytes: Uint8Array, offset: number): void {
-    for (let done = 0; done < bytes.length; done += pieceBytes) this.put(bytes.subarray(done, done + pieceBytes), offset + done);
-    this.wrote(offset, bytes.length);
+    this.writeCount++;
+    this.store.write(bytes, 0, offset, bytes.length);
   }
 
   /** Sets the file's size as SQLite would; for a journal applied in memory. */
   resize(size: number): void {
-    const before = this.size;
-    this.resizeUntracked(size);
-    if (size > before) this.wrote(before, size - before);
-    else this.truncated(size);
-  }
-
-  private resizeUntracked(size: number): void {
-    const { truncate } = calls as FileCalls;
-    if (truncate.original(this.descriptor(), BigInt(size)) !== 0) throw new Error('sizing the database file failed');
-  }
-
-  private put(bytes: Uint8Array, offset: number): void {
-    const { write } = calls as FileCalls;
-    this.seek(offset, 0);
-    const target = heap();
-    target.bytes.set(bytes, scratch + 32);
-    target.words[scratch >>> 2] = scratch + 32;
-    target.words[(scratch >>> 2) + 1] = bytes.length;
-    const code = write.original(this.descriptor(), scratch, 1, scratch + 16);
-    if (code !== 0 || heap().words[(scratch + 16) >>> 2] !== bytes.length) throw new Error('writing the database file failed');
-  }
-
-  wrote(offset: number, length: number): void {
     this.writeCount++;
-    if (length <= 0) return;
-    const last = Math.floor((offset + length - 1) / blockBytes);
-    if (last >= this.dirty.length * 32) {
-      const grown = new Uint32Array(Math.max(this.dirty.length * 2, (last >>> 5) + 1));
-      grown.set(this.dirty);
-      this.dirty = grown;
-    }
-    for (let block = Math.floor(offset / blockBytes); block <= last; block++) {
-      const bit = 1 << (block & 31);
-      if ((this.dirty[block >>> 5] & bit) === 0) {
-        this.dirty[block >>> 5] |= bit;
-        this.dirtyBlocks++;
-      }
-    }
+    this.store.truncate(size);
   }
 
-  truncated(size: number): void {
-    this.writeCount++;
-    const firstGone = Math.ceil(size / blockBytes);
-    for (let block = firstGone; block < this.dirty.length * 32; block++) {
-      const bit = 1 << (block & 31);
-      if ((this.dirty[block >>> 5] & bit) !== 0) {
-        this.dirty[block >>> 5] &= ~bit;
-        this.dirtyBlocks--;
-      }
-    }
-  }
-
-  /** Bytes in the blocks written since `clearChanges` (within the file's current size). */
+  /** Bytes a save must write. */
   get changedBytes(): number {
-    return Math.min(this.dirtyBlocks * blockBytes, this.size);
+    return this.changedRanges().reduce((sum, range) => sum + range.length, 0);
   }
 
-  /** The written blocks as sorted ranges of at most `pieceBytes`, clipped to the file's size. */
+  /** The blocks a save must write as sorted ranges of at most `pieceBytes`, clipped to the file's size. */
   changedRanges(): ByteRange[] {
-    const size = this.size;
-    const ranges: ByteRange[] = [];
-    let start = -1;
-    const close = (end: number) => {
-      for (let offset = start; offset < end; offset += pieceBytes) ranges.push({ offset, length: Math.min(pieceBytes, end - offset) });
-      start = -1;
-    };
-    const blocks = Math.min(this.dirty.length * 32, Math.ceil(size / blockBytes));
-    for (let block = 0; block < blocks; block++) {
-      const word = this.dirty[block >>> 5];
-      if (word === 0 && (block & 31) === 0) {
-        if (start >= 0) close(block * blockBytes);
-        block += 31;
-        continue;
-      }
-      const set = (word & (1 << (block & 31))) !== 0;
-      if (set && start < 0) start = block * blockBytes;
-      if (!set && start >= 0) close(block * blockBytes);
-    }
-    if (start >= 0) close(Math.min(size, blocks * blockBytes));
-    return ranges;
+    return this.store.changedRanges(pieceBytes);
   }
 
-  /** Forgets the written blocks: the file on disk now equals this one. */
-  clearChanges(): void {
-    this.dirty.fill(0);
-    this.dirtyBlocks = 0;
+  /** The disk holds exactly this content now, in `base` (see `BlockStore.rebase`). */
+  saved(base: BaseFile | undefined): void {
+    this.store.rebase(base);
   }
 
-  /** Marks every block written: the file on disk is not known to equal this one. */
-  markAllChanged(): void {
-    this.wrote(0, Math.max(1, this.size));
+  /** From now on reads fail: the base file was changed by someone else, so blocks read from it would mix two versions. */
+  markStale(reason: string): void {
+    this.staleReason ??= reason;
   }
 
   detach(): void {
     if (tracked.get(this.path) === this) tracked.delete(this.path);
+    for (const [fd, file] of fdFiles) if (file === this) fdFiles.delete(fd);
+    this.store.close();
   }
+
+  /** `fd_seek` on the file: `whence` 0 from the start, 1 from the current position, 2 from the end. */
+  seekCall(offset: number, whence: number, result: number): number {
+    const from = whence === 0 ? 0 : whence === 1 ? this.positionNow : whence === 2 ? this.store.size : Number.NaN;
+    const position = from + offset;
+    if (!Number.isSafeInteger(position) || position < 0) return wasiInvalid;
+    this.positionNow = position;
+    heap().view.setBigInt64(result, BigInt(position), true);
+    return 0;
+  }
+
+  /** `fd_read` or `fd_write` at the current position over `count` iovecs at `iov`; the bytes moved go to `result`. */
+  transferCall(kind: 'read' | 'write', iov: number, count: number, result: number): number {
+    if (kind === 'read' && this.staleReason !== undefined) return wasiIoError;
+    try {
+      const { bytes, words } = heap();
+      let moved = 0;
+      for (let index = 0; index < count; index++) {
+        const pointer = words[(iov >>> 2) + index * 2];
+        const length = words[(iov >>> 2) + index * 2 + 1];
+        if (kind === 'write') {
+          this.store.write(bytes, pointer, this.positionNow, length);
+          this.positionNow += length;
+          moved += length;
+          continue;
+        }
+        const got = this.store.read(bytes, pointer, this.positionNow, length);
+        this.positionNow += got;
+        moved += got;
+        if (got < length) break;
+      }
+      if (kind === 'write') this.writeCount++;
+      heap().words[result >>> 2] = moved;
+      return 0;
+    } catch (error) {
+      if (kind === 'read') this.markStale(error instanceof Error ? error.message : String(error));
+      return wasiIoError;
+    }
+  }
+
+  /** `ftruncate`: a syscall, so an error is a negative number. */
+  truncateCall(size: number): number {
+    if (!Number.isSafeInteger(size) || size < 0) return -wasiInvalid;
+    this.writeCount++;
+    this.store.truncate(size);
+    return 0;
+  }
+
+  /** `fstat` answered by MEMFS (an empty file): the size is the file's own. */
+  statCall(stat: number): void {
+    const view = heap().view;
+    view.setBigInt64(stat + statSizeOffset, BigInt(this.store.size), true);
+  }
+}
+
+/**
+ * Bytes of every file sql.js has open in its in-memory file system (journals, and database
+ * files not tracked), for the benchmark's memory split; 0 when the file calls are not known.
+ */
+export function openFileBytes(): number {
+  if (!calls) return 0;
+  let total = 0;
+  for (const fd of fdPaths.keys()) if (!fdFiles.has(fd)) total += Math.max(0, memfsSize(calls, fd));
+  return total;
+}
+
+/** Bytes of written database blocks held in memory by every tracked file (for the benchmark). */
+export function residentBlockBytes(): number {
+  let total = 0;
+  for (const file of tracked.values()) total += file.residency.residentBytes;
+  return total;
 }
