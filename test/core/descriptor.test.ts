@@ -112,6 +112,23 @@ const cases: Array<[string, Expectation]> = [
     'Explain how the Cookie jar persists to disk',
     { symbols: ['Cookie'], keywords: ['jar', 'persists', 'disk'], natural: true, not: { symbols: ['Explain'] } },
   ],
+  // a plural acronym in a sentence is an English word, not a mixed-case identifier
+  [
+    'how are URLs ending with a slash redirected?',
+    { keywords: ['url', 'slash'], natural: true, not: { symbols: ['URLs'], identifiers: ['URLs'] } },
+  ],
+  ['list the IDs of open sessions', { keywords: ['id', 'sessions'], not: { symbols: ['IDs'] } }],
+  ['parseHTTPs', { symbols: ['parseHTTPs'] }],
+  // an error wrapped in a log line: the log prefix is literal text too; a quoted value keeps the whole message as a phrase
+  [
+    "Error processing request: TypeError: Cannot read properties of undefined (reading 'method')",
+    { errorTypes: ['TypeError'], errorFragments: ['Error processing request', 'Cannot read properties of undefined'] },
+  ],
+  [
+    'Error: JWT auth middleware requires options for "alg"',
+    { phrases: ['JWT auth middleware requires options for "alg"'], errorFragments: ['JWT auth middleware requires options for'] },
+  ],
+  ['ValueError: bad query field', { phrases: [], errorFragments: ['bad query field'] }],
   // nothing worth retrieving
   ['code', { actionable: false }],
   ['function', { actionable: false }],

@@ -88,6 +88,67 @@ describe('tiers and candidates', () => {
     await engine.close();
   });
 
+  test('an error whose wording repeats for another value ranks the line with its quoted value', async () => {
+    const source = [
+      'export const jwt = (options: { secret?: string; alg?: string }) => {',
+      '  if (!options.secret) {',
+      '    throw new Error(\'JWT auth middleware requires options for "secret"\')',
+      '  }',
+      ...Array.from({ length: 50 }, (_, line) => `  const step${line} = options.secret?.length ?? ${line}`),
+      '  if (!options.alg) {',
+      '    throw new Error(\'JWT auth middleware requires options for "alg"\')',
+      '  }',
+      '  return options',
+      '}',
+      '',
+    ].join('\n');
+    const engine = await openEngine(fixture({ 'src/jwt.ts': source }).root, { parsers: structuralParsers() });
+    await engine.sync();
+    const result = await engine.search('Error: JWT auth middleware requires options for "alg"');
+    const first = result.results[0];
+    assert.equal(first.reason, 'exact-phrase');
+    assert.ok(first.text.includes('"alg"'), first.text);
+    await engine.close();
+  });
+
+  test('a question ranks the function that behaves above its test and its benchmark, unless it asks about tests', async () => {
+    const files = {
+      'src/middleware/request-id.ts': [
+        'export type RequestIdOptions = { headerName?: string; generator?: () => string }',
+        '',
+        'export const requestId = (options: RequestIdOptions = {}) => {',
+        '  return async (c: { set(key: string, value: string): void }, next: () => Promise<void>) => {',
+        '    const id = options.generator ? options.generator() : crypto.randomUUID()',
+        "    c.set('requestId', id)",
+        '    await next()',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+      'src/middleware/request-id.test.ts': [
+        "test('every request gets its own unique id', async () => {",
+        '  const first = await requestId()(context, next)',
+        '  expect(first).not.toBe(second)',
+        '})',
+        '',
+      ].join('\n'),
+      'benchmarks/request-id.ts': [
+        'export function main() {',
+        '  for (const request of requests) requestId()(request, next)',
+        '}',
+        '',
+      ].join('\n'),
+    };
+    const engine = await openEngine(fixture(files).root, { parsers: structuralParsers() });
+    await engine.sync();
+    const result = await engine.search('how does every incoming request get its own unique id?');
+    assert.equal(result.results[0]?.symbol, 'requestId', JSON.stringify(result.results.map((item) => item.symbol ?? item.path)));
+    // Unless the question is about tests: then the test answers it.
+    const aboutTests = await engine.search('which test checks that every request gets its own unique id?');
+    assert.equal(aboutTests.results[0]?.path, 'src/middleware/request-id.test.ts');
+    await engine.close();
+  });
+
   test('a path with a line, and a stack trace, pick the chunk holding the line; the innermost frame first', async () => {
     const engine = await openEngine(fixture(python).root, { parsers: structuralParsers() });
     await engine.sync();

@@ -460,15 +460,27 @@ export async function collectCandidates(
   if (relevance.hits.length > 0) {
     const weights = relevance.statistics?.weights ?? new Map<string, number>();
     const rows = store.chunks.snippetsByRowid(relevance.hits.map((hit) => hit.rowid));
+    const demoteShapes = descriptor.natural && !descriptor.keywords.some((word) => shapeWords.test(word));
     for (const row of rows) {
       const coverage = nameCoverage(row, weights);
-      const blended = 0.65 * relevance.relative(row.rowid) + 0.35 * Math.min(1, coverage.own + coverage.parent / 2);
+      const shape = demoteShapes && row.kind !== null && shapeKinds.has(row.kind) ? shapeWeight : 1;
+      const blended = shape * (0.65 * relevance.relative(row.rowid) + 0.35 * Math.min(1, coverage.own + coverage.parent / 2));
       if (coverage.own > 0) add(row, 'symbol-text', row.name as string, 20 + 45 * blended);
       else add(row, 'full-text', words.join(' '), 20 + 40 * blended);
     }
   }
   return [...byId.values()];
 }
+
+/**
+ * Declarations that only describe a shape (a TypeScript interface or type alias): a question asks
+ * how something behaves, and the code that does it is the answer; their short chunks otherwise
+ * win bm25's length normalization over the function they describe (`RequestIdOptions` over
+ * `requestId`). Unless the question is about types or options, their relevance is scaled down.
+ */
+const shapeKinds = new Set(['interface', 'type']);
+const shapeWords = /^(?:types?|typed|typings?|interfaces?|options?|shapes?|schemas?|generics?)$/;
+const shapeWeight = 0.85;
 
 /** Reads a project file's live text (once per retrieval); see `LiveFiles`. */
 export interface LiveReader {

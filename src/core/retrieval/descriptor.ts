@@ -314,14 +314,22 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
     errorMessages.push(whole.trim());
     const typeName = type.split('.').pop() as string;
     if (/^[A-Z]/.test(typeName) && !['Error', 'Exception', 'ERROR', 'FATAL'].includes(typeName)) errorTypes.push(typeName);
-    errorFragments.push(...errorFragmentsOf(cleanMessage));
+    const fragments = errorFragmentsOf(cleanMessage);
+    errorFragments.push(...fragments);
+    // With its quoted values, the whole message tells apart the lines that raise the same wording
+    // for another value (`requires options for "secret"` / `"alg"`); where it is not literal, the fragments still find it.
+    if (!long && fragments.length > 0 && /(?<!\w)'[^'\n]+'(?!\w)|"[^"\n]+"|`[^`\n]+`/.test(cleanMessage)) phrases.push(cleanMessage);
   };
   rest = rest.replace(dottedExceptionLine, (whole, type: string, message: string) => {
     takeError(type, message, whole);
     return ' ';
   });
-  rest = rest.replace(errorLine, (whole, type: string, message: string) => {
+  rest = rest.replace(errorLine, (whole, type: string, message: string, offset: number, input: string) => {
     takeError(type, message, whole);
+    // A log line wrapping the error ("Error processing request: TypeError: ...") is literal text
+    // of the source too: the words before the error on its line are a fragment to find.
+    const prefix = input.slice(input.lastIndexOf('\n', offset) + 1, offset);
+    if (!long && /:\s*$/.test(prefix)) errorFragments.push(...errorFragmentsOf(prefix));
     return ' ';
   });
 
@@ -400,6 +408,12 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
       continue;
     }
     if (stopwords.has(lower)) continue;
+    // A plural acronym in prose (`URLs`, `IDs`, `APIs`) is an English word, not a mixed-case identifier.
+    if (/^[A-Z]{2,}s$/.test(word) && !/^[A-Z]+$/.test(word)) {
+      keywords.push(lower.slice(0, -1));
+      proseWords.push(lower.slice(0, -1));
+      continue;
+    }
     if (isIdentifierLike(word)) {
       identifiers.push(word);
       symbols.push(word);

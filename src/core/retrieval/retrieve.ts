@@ -120,10 +120,23 @@ function aboutTests(descriptor: TaskDescriptor): boolean {
 
 /** Below the code they test, within a tier (less than a tier gap): test code, unless the request is about tests. */
 const testPenalty = 5;
+/**
+ * A question about behaviour is answered by the code that behaves, while tests and benchmarks
+ * (which call that code with the same words) spread over the same full-text range: they drop further.
+ */
+const questionTestPenalty = 10;
+const benchmarkPath = /(?:^|\/)(?:bench|benches|benchmarks?)\//;
 
-function score(candidate: Candidate, modified: boolean, tracked: boolean, demoteTests: boolean): number {
+/** Points test code loses for this request: none when the request is about tests. */
+function testDemotion(descriptor: TaskDescriptor): number {
+  if (aboutTests(descriptor)) return 0;
+  return descriptor.natural ? questionTestPenalty : testPenalty;
+}
+
+function score(candidate: Candidate, modified: boolean, tracked: boolean, demotion: number): number {
   const cost = Math.min(8, candidate.snippet.tokens / 250);
-  const test = demoteTests && isTestPath(candidate.snippet.path) ? testPenalty : 0;
+  const path = candidate.snippet.path;
+  const test = demotion > 0 && (isTestPath(path) || benchmarkPath.test(path)) ? demotion : 0;
   return Math.round((candidate.base + (modified ? 10 : 0) + (tracked ? 3 : 0) - cost - test) * 100) / 100;
 }
 
@@ -201,7 +214,7 @@ export async function retrieve(
   const semantic = options.semantic ?? context.options.semantic;
   const budget = options.budgetTokens ?? context.options.budgetTokens;
   const descriptor = hooks.descriptor ?? describeTask(query, options.attachedPaths);
-  const demoteTests = !aboutTests(descriptor);
+  const demotion = testDemotion(descriptor);
   const filesWanted = options.granularity === 'files';
   const focusWords = searchWords(descriptor);
   const state = context.store.catalog.state();
@@ -239,7 +252,7 @@ export async function retrieve(
         .map((candidate) => {
           const file = files.get(candidate.snippet.path);
           const modified = file?.modified ?? false;
-          return { ...candidate, modified, score: score(candidate, modified, file?.tracked ?? false, demoteTests) };
+          return { ...candidate, modified, score: score(candidate, modified, file?.tracked ?? false, demotion) };
         })
         .sort(compareScored);
     const live = new LiveFiles(context);
