@@ -145,8 +145,7 @@ export function fileTermTotals(store: IndexStore, wordTerms: WordTerms[]): FileT
   const phraseCount = kept.length;
   const conceptCount = concepts.length;
   const perRow = new Map<number, Uint32Array>();
-  // Each matching chunk's file and declared name come with it (stale chunks are left out).
-  const rows = store.chunks.matchOwners(kept.map((candidate) => candidate.term).join(' OR '), (_bytes, words, pointer, size, docid) => {
+  const matched = store.search.scanMatches(kept.map((candidate) => candidate.term).join(' OR '), (_bytes, words, pointer, size, docid) => {
     if (pointer % 4 !== 0 || size < 8) return 0;
     const base = pointer / 4;
     const columns = words[base + 1];
@@ -156,6 +155,8 @@ export function fileTermTotals(store: IndexStore, wordTerms: WordTerms[]): FileT
     perRow.set(docid, hits);
     return 1;
   });
+  // Each matching chunk's file and declared name, from the part that owns them (stale chunks are left out).
+  const rows = store.chunks.owners(matched);
 
   const termStems = kept.map((candidate) => stemWord(candidate.term.replace(/^"(.*)"$/, '$1').replace(/""/g, '"')));
   const byFile = new Map<string, FileTotals & { bytes: number }>();

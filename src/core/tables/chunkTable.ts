@@ -1,5 +1,4 @@
 import type { SqlValue } from 'sql.js';
-import { withRowFunction, type RowFunction } from '../sqlite';
 import type { Database } from './database';
 import type { FileChange, FileNames, IndexPart, SnippetRow, SymbolRow } from './fileChange';
 import { chunkIdOf, symbolIdOf } from '../hashing';
@@ -284,27 +283,17 @@ export class ChunkTable implements IndexPart {
     return wanted.map((rowid) => byRowid.get(rowid)).filter((row): row is SnippetRow => row !== undefined);
   }
 
-  /**
-   * The current chunks matching the full-text `expression`, each with its file and declared name,
-   * in one statement: `row` gets each matching chunk's `matchinfo('pcy')` words (as `pk_row`
-   * reads them; a chunk it answers 0 for is left out). Joining here instead of looking the owners
-   * up by row id afterwards (`owners`) saves a statement per 500 chunks and their id lists, which
-   * were a third of a long request's whole-file score (`retrieval/fileScore.ts`).
-   */
-  matchOwners(expression: string, row: RowFunction): Array<{ rowid: number; path: string; name: string | null }> {
-    const rows = withRowFunction(row, () =>
-      this.db.once(
-        `SELECT f.docid, c.file_id, s.name FROM search_index f JOIN project_snippets c ON c.id = f.docid
-          LEFT JOIN project_symbols s ON s.id = c.symbol
-          WHERE search_index MATCH ? AND pk_row(matchinfo(search_index, 'pcy'), f.docid) > 0 AND c.stale = 0`,
-        [expression],
-      ),
-    );
-    return rows.map((found) => ({
-      rowid: found[0] as number,
-      path: this.names.pathOf(found[1] as number),
-      name: (found[2] as string | null) ?? null,
-    }));
+  /** Of the current chunks among `rowids`: each one's file and the name it declares (null for none). */
+  owners(rowids: number[]): Array<{ rowid: number; path: string; name: string | null }> {
+    const owners: Array<{ rowid: number; path: string; name: string | null }> = [];
+    for (let start = 0; start < rowids.length; start += 500) {
+      const slice = rowids.slice(start, start + 500);
+      const sql = `SELECT c.id, c.file_id, s.name FROM project_snippets c LEFT JOIN project_symbols s ON s.id = c.symbol
+        WHERE c.id IN (${placeholders(slice.length)}) AND c.stale = 0`;
+      for (const row of this.db.list(sql, slice))
+        owners.push({ rowid: row[0] as number, path: this.names.pathOf(row[1] as number), name: (row[2] as string | null) ?? null });
+    }
+    return owners;
   }
 
   /** The sorted distinct paths of the current chunks among `rowids`. */

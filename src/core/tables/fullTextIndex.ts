@@ -1,6 +1,6 @@
 import { ColumnLengths } from '../columnLengths';
 import { CommonTermCounts, commonTermsSchema, documentCount } from '../commonTerms';
-import { declareRowFunction, withRowFunction } from '../sqlite';
+import { declareRowFunction, withRowFunction, type RowFunction } from '../sqlite';
 import { buildVocabulary, decodeWords, encodeWords, packFileTerms, readVarints, unpackFileTerms } from '../termCodes';
 import { bm25, bm25WithIdf, fullTextWeights } from './bm25';
 import type { Database } from './database';
@@ -208,6 +208,22 @@ export class FullTextIndex implements IndexPart {
     const info =
       blob instanceof Uint8Array ? new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength)) : undefined;
     return terms.map((_, phrase) => Array.from({ length: columns }, (_, column) => info?.[2 + 3 * (phrase * columns + column) + 2] ?? 0));
+  }
+
+  /**
+   * Every chunk matching `expression`, its hits handed to `row` (`matchinfo('pcy')` words, as
+   * `pk_row` reads them; a chunk `row` answers 0 for is left out): the per-chunk evidence the
+   * whole-file score sums by file (`retrieval/fileScore.ts`).
+   */
+  scanMatches(expression: string, row: RowFunction): number[] {
+    return withRowFunction(row, () =>
+      this.db
+        .once(
+          "SELECT docid FROM search_index WHERE search_index MATCH ? AND pk_row(matchinfo(search_index, 'pcy'), search_index.docid) > 0",
+          [expression],
+        )
+        .map((found) => found[0] as number),
+    );
   }
 
   /** Row ids of the first `limit` chunks matching, by row id (no ranking, no per-row statistics). */
