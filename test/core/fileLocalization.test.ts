@@ -93,6 +93,37 @@ describe('file-level localization (issue 14)', () => {
     await engine.close();
   });
 
+  test('a report of a behaviour to change lists its snippets in the file ranking order; a question keeps its own', async () => {
+    // The words spread over one file (its functions each mention one), while another declares two of them in one name.
+    const spread = ['rotation', 'archive', 'threshold', 'rollover', 'handle']
+      .map((word, index) => `def step_${index}(value):\n    # the ${word} of the log\n    return value\n`)
+      .join('\n');
+    const project = fixture({
+      'app/spread.py': spread,
+      'app/named.py': 'def rotation_archive(value):\n    return value\n\n\ndef unrelated(value):\n    return value + 1\n',
+      'app/other.py': 'def threshold_value(value):\n    return value * 2\n',
+    });
+    created.push(project);
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
+    await engine.sync();
+    const firstFiles = (results: Array<{ path: string }>) => [...new Set(results.map((result) => result.path))];
+    const report = 'Fix: the rotation archive threshold rollover handle breaks when the log grows';
+    const files = (await engine.search(report, { granularity: 'files' })).files?.map((file) => file.path) ?? [];
+    const snippets = (await engine.search(report)).results;
+    assert.ok(files.length >= 2, JSON.stringify(files));
+    assert.deepEqual(
+      firstFiles(snippets),
+      files.filter((file) => firstFiles(snippets).includes(file)),
+      'snippets follow the file ranking',
+    );
+    const leading = snippets.findIndex((result) => result.path !== snippets[0].path);
+    assert.ok(leading < 0 || leading <= maxSnippetsPerFile, `${leading} snippets of one file before any other`);
+    const question = (await engine.search('how does the rotation archive threshold rollover handle work?')).results;
+    for (let index = 1; index < question.length; index++)
+      assert.ok(question[index - 1].score >= question[index].score, 'a question keeps its snippets best first');
+    await engine.close();
+  });
+
   test('pk search --files prints ranked files with evidence, as text and as JSON', () => {
     const project = new Fixture(invoices());
     created.push(project);

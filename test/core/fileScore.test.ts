@@ -38,6 +38,22 @@ describe('whole-file BM25F and file-level ranking (issue 14)', () => {
     await engine.close();
   });
 
+  test('file sizes come from the catalog in memory and follow edits and removals', async () => {
+    const project = fixture({ 'app/one.py': filler('one', 2), 'app/two.py': filler('two', 3) });
+    created.push(project);
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
+    await engine.sync();
+    const catalog = engine.store.catalog;
+    for (const file of ['app/one.py', 'app/two.py']) assert.equal(catalog.bytesOf(file), catalog.file(file)?.bytes);
+    project.write('app/one.py', filler('one', 9));
+    project.remove('app/two.py');
+    await engine.sync();
+    assert.equal(catalog.bytesOf('app/one.py'), Buffer.byteLength(filler('one', 9)));
+    assert.equal(catalog.bytesOf('app/two.py'), undefined, 'a removed file has no size');
+    assert.equal(catalog.bytesOf('app/missing.py'), undefined);
+    await engine.close();
+  });
+
   test('a declaration named by the request words is evidence a body mention is not', async () => {
     const project = fixture({
       'app/declared.py': `def rotate_archive(value):\n    return value\n\n${filler('pad', 3)}`,

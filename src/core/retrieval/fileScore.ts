@@ -43,12 +43,30 @@ const maxScannedChunks = 60_000;
 /** Request words scored (their terms are counted in groups of sixteen, as `termStatistics` takes them). */
 const maxWords = 32;
 
+/**
+ * A declared name's stems (its lower-cased whole and its identifier parts), kept across requests:
+ * they depend on the name alone, and stemming every matching chunk's name again per request was
+ * most of a long request's cost. Cleared past `maxCachedNames` so the cache stays bounded.
+ */
+const nameStems = new Map<string, Set<string>>();
+const maxCachedNames = 20_000;
+
+function stemsOf(name: string): Set<string> {
+  let stems = nameStems.get(name);
+  if (!stems) {
+    if (nameStems.size >= maxCachedNames) nameStems.clear();
+    stems = new Set([name.toLowerCase(), ...splitIdentifier(name)].map(stemWord));
+    nameStems.set(name, stems);
+  }
+  return stems;
+}
+
 /** Column order of `search_index`. */
 const bodyColumn = 0;
 const pathColumn = 1;
 const identsColumn = 2;
 
-interface FileTotals {
+export interface FileTotals {
   /** Per concept: body hits, idents hits, path hits (max over chunks), declared names holding it. */
   body: number[];
   idents: number[];
@@ -67,10 +85,30 @@ export function scoreFiles(
   limit: number,
   parameters: FileScoreParameters = fileScoreParameters,
 ): Array<{ path: string; score: number }> {
+  const totals = fileTermTotals(store, wordTerms);
+  return totals ? bm25fScores(totals, parameters).slice(0, limit) : [];
+}
+
+/** The per-file, per-concept field counts BM25F scores (`fileTermTotals`), with what normalizes them. */
+export interface FileTermTotals {
+  /** The request's concepts (stems), in request order. */
+  concepts: string[];
+  byFile: Map<string, FileTotals & { bytes: number }>;
+  /** Files in the index (at least those matched) and their mean size in bytes. */
+  fileCount: number;
+  averageBytes: number;
+}
+
+/**
+ * Sums, per file that holds a request word, each concept's hits per field over the file's current
+ * chunks. Undefined when no word is in the index. Bounded: only terms in at most a fifth of the
+ * chunks, and at most `maxScannedChunks` chunk visits in all.
+ */
+export function fileTermTotals(store: IndexStore, wordTerms: WordTerms[]): FileTermTotals | undefined {
   const groups = wordTerms.slice(0, maxWords);
-  if (groups.length === 0) return [];
+  if (groups.length === 0) return undefined;
   const documents = store.search.documentCount();
-  if (documents === 0) return [];
+  if (documents === 0) return undefined;
   // Chunk counts per term (cached per revision by termStatistics), to drop the common ones and bound the scan.
   const listed = new Map<string, number>();
   for (let start = 0; start < groups.length; start += 16) {
@@ -102,7 +140,7 @@ export function scoreFiles(
     kept.push(candidate);
     scanned += candidate.listed;
   }
-  if (kept.length === 0) return [];
+  if (kept.length === 0) return undefined;
 
   const phraseCount = kept.length;
   const conceptCount = concepts.length;
@@ -121,18 +159,7 @@ export function scoreFiles(
   const rows = store.chunks.owners(matched);
 
   const termStems = kept.map((candidate) => stemWord(candidate.term.replace(/^"(.*)"$/, '$1').replace(/""/g, '"')));
-  // A name's stems are computed once per distinct name: many chunks share a declared name.
-  const nameStems = new Map<string, Set<string>>();
-  const stemsOf = (name: string) => {
-    let stems = nameStems.get(name);
-    if (!stems) {
-      stems = new Set([name.toLowerCase(), ...splitIdentifier(name)].map(stemWord));
-      nameStems.set(name, stems);
-    }
-    return stems;
-  };
-  const byFile = new Map<string, FileTotals>();
-  const fileBytes = new Map<string, number>();
+  const byFile = new Map<string, FileTotals & { bytes: number }>();
   for (const row of rows) {
     const hits = perRow.get(row.rowid);
     if (!hits) continue;
@@ -140,9 +167,8 @@ export function scoreFiles(
     let totals = byFile.get(path);
     if (!totals) {
       const zeros = () => new Array<number>(conceptCount).fill(0);
-      totals = { body: zeros(), idents: zeros(), path: zeros(), names: zeros() };
+      totals = { body: zeros(), idents: zeros(), path: zeros(), names: zeros(), bytes: store.catalog.bytesOf(path) ?? 0 };
       byFile.set(path, totals);
-      fileBytes.set(path, store.catalog.file(path)?.bytes ?? 0);
     }
     const name = row.name;
     const nameParts = name ? stemsOf(name) : undefined;
@@ -158,8 +184,16 @@ export function scoreFiles(
     for (const concept of namedConcepts) totals.names[concept]++;
   }
 
-  const { files, averageBytes: average } = store.catalog.sizeStatistics();
-  const fileCount = Math.max(files, byFile.size);
+  const { files, averageBytes } = store.catalog.sizeStatistics();
+  return { concepts, byFile, fileCount: Math.max(files, byFile.size), averageBytes };
+}
+
+/** BM25F over `fileTermTotals`, best first (ties by path). */
+export function bm25fScores(
+  { concepts, byFile, fileCount, averageBytes: average }: FileTermTotals,
+  parameters: FileScoreParameters = fileScoreParameters,
+): Array<{ path: string; score: number }> {
+  const conceptCount = concepts.length;
   const frequency = new Array<number>(conceptCount).fill(0);
   for (const totals of byFile.values())
     for (let concept = 0; concept < conceptCount; concept++)
@@ -169,7 +203,7 @@ export function scoreFiles(
   const averagePathWords = 4;
   const scored: Array<{ path: string; score: number }> = [];
   for (const [path, totals] of byFile) {
-    const bytes = fileBytes.get(path) || average;
+    const bytes = totals.bytes || average;
     const bodyNorm = 1 - body.b + body.b * (bytes / average);
     const identsNorm = 1 - idents.b + idents.b * (bytes / average);
     const pathWords = path.split(/[/._-]+/).filter(Boolean).length;
@@ -187,5 +221,5 @@ export function scoreFiles(
     if (score > 0) scored.push({ path, score: Math.round(score * 1000) / 1000 });
   }
   scored.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return scored.slice(0, limit);
+  return scored;
 }

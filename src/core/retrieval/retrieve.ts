@@ -9,6 +9,7 @@ import {
   FileIndex,
   requestWordTerms,
   tierScores,
+  wholePhraseTier,
   type Candidate,
   type CandidateReason,
 } from './candidates';
@@ -269,19 +270,18 @@ export async function retrieve(
     // A question or a pasted text: the weaker candidates of the files the request's words spread over go first.
     const nudge = (descriptor.natural || descriptor.long) && context.store.search.documentCount() <= maxNudgedChunks;
     const wholeFile = nudge || filesWanted ? wholeFileScores(context, descriptor) : undefined;
+    // The file ranking of a report's snippets reads the candidates before the nudge: it adds the whole-file scores itself.
+    const unboosted = candidates;
     if (wholeFile && !filesWanted) candidates = boostByFile(candidates, wholeFile);
     if (hooks.rerank) candidates = hooks.rerank(candidates);
     const { kept, cut } = relevanceCut(candidates, descriptor);
-    const verification = await verifyCandidates(
-      spreadAcrossFiles(kept),
-      limit,
-      budget,
-      state.head,
-      files,
-      live,
-      focusWords,
-      memberStarts(context),
-    );
+    // A report of a behaviour to change is answered by where to change it: its snippets go in their files' order.
+    const fileOrder =
+      !filesWanted && reportShaped(descriptor, unboosted) ? rankCandidateFiles(descriptor, unboosted, files, wholeFile) : undefined;
+    const spread = spreadAcrossFiles(kept);
+    const answer = fileOrder ? inFileOrder(spread, fileOrder, (candidate) => candidate.snippet.path) : spread;
+    const verification = await verifyCandidates(answer, limit, budget, state.head, files, live, focusWords, memberStarts(context));
+    if (fileOrder) verification.results = inFileOrder(verification.results, fileOrder, (result) => result.path);
     const rankedFiles = filesWanted
       ? await verifyFiles(rankCandidateFiles(descriptor, candidates, files, wholeFile), limit, files, live)
       : undefined;
@@ -307,6 +307,48 @@ export async function retrieve(
     if (context.store.revision !== revisionAtStart) await context.store.persist();
     return { descriptor, results: verification.results, files: rankedFiles?.files, manifest };
   }
+}
+
+/** First words of a question: it asks how something works, and a passage answers it. */
+const questionStart = /^(?:how|what|where|which|when|why|who|whose|does|do|did|is|are|was|can|could|should|would|will)\b/i;
+
+/** Words of a defect report: what is broken, or that it was fixed. */
+const defectWords =
+  /\b(?:fix|fixes|fixed|fixing|bug|bugs|crash|crashes|crashed|panic|panics|regression|broken|breaks|wrong|incorrect|errors?|fails?|failed|failing|failure|issues?|exception)\b/i;
+
+/**
+ * A pasted text, or a sentence that reports a defect and is not a question: an issue, a fix's
+ * message. Its answer is where to change it, a file, so its snippets follow the file ranking
+ * (`inFileOrder`). A question or a request for code that does something ("split a query string")
+ * keeps its snippets in their own order, and so does a request whose whole literal occurs (a
+ * message typed as it appears: the line that raises it answers).
+ */
+function reportShaped(descriptor: TaskDescriptor, candidates: readonly Candidate[]): boolean {
+  if (candidates.some((candidate) => candidate.base >= wholePhraseTier && candidate.reason === 'exact-phrase')) return false;
+  if (descriptor.long) return true;
+  const text = descriptor.text.trim();
+  return descriptor.natural && defectWords.test(text) && !questionStart.test(text) && !/\?\s*$/.test(text);
+}
+
+/**
+ * Candidates (or verified snippets) in the order of their files in `ranking` (what `granularity:
+ * 'files'` returns), each file's best before any file's second and so on, so the answer's files
+ * come in the file ranking's order, each with its best evidence, and the token budget covers as
+ * many ranked files as it can; one file cannot crowd out the rest. Within a file, the given order.
+ * Files the ranking lacks go after those it holds.
+ */
+function inFileOrder<T>(candidates: T[], ranking: Array<{ path: string }>, pathOf: (candidate: T) => string): T[] {
+  const rank = new Map(ranking.map((file, index) => [file.path, index]));
+  const seen = new Map<string, number>();
+  return candidates
+    .map((candidate, index) => {
+      const path = pathOf(candidate);
+      const within = seen.get(path) ?? 0;
+      seen.set(path, within + 1);
+      return { candidate, round: within, file: rank.get(path) ?? ranking.length, index };
+    })
+    .sort((a, b) => a.round - b.round || a.file - b.file || a.index - b.index)
+    .map((entry) => entry.candidate);
 }
 
 /** Whole-file BM25F scores of the request (`scoreFiles`), by path; undefined when FTS4 rejects the query. */

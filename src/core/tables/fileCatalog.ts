@@ -65,6 +65,8 @@ export class FileCatalog implements IndexPart, FileNames {
   readonly tables = ['project_files', 'project_exclusions', 'project_states'] as const;
   private ids: Map<string, number> | undefined;
   private paths: Map<number, string> | undefined;
+  /** Each file's size in bytes by path, kept with the path ↔ id map (whole-file scores read it per matching file). */
+  private byteCounts: Map<string, number> | undefined;
   private sizes: { revision: number; files: number; averageBytes: number } | undefined;
   /**
    * File rows already read, by id: every search reads the rows of the files it ranks and
@@ -79,16 +81,18 @@ export class FileCatalog implements IndexPart, FileNames {
       this.ids = undefined;
       this.paths = undefined;
       this.rows.byId.clear();
+      this.byteCounts = undefined;
     });
   }
 
-  private loadNames(): { ids: Map<string, number>; paths: Map<number, string> } {
-    if (!this.ids || !this.paths) {
-      const rows = this.db.all('SELECT id, path FROM project_files');
+  private loadNames(): { ids: Map<string, number>; paths: Map<number, string>; bytes: Map<string, number> } {
+    if (!this.ids || !this.paths || !this.byteCounts) {
+      const rows = this.db.all('SELECT id, path, bytes FROM project_files');
       this.ids = new Map(rows.map((row) => [row[1] as string, row[0] as number]));
       this.paths = new Map(rows.map((row) => [row[0] as number, row[1] as string]));
+      this.byteCounts = new Map(rows.map((row) => [row[1] as string, row[2] as number]));
     }
-    return { ids: this.ids, paths: this.paths };
+    return { ids: this.ids, paths: this.paths, bytes: this.byteCounts };
   }
 
   idOf(path: string): number | undefined {
@@ -99,6 +103,11 @@ export class FileCatalog implements IndexPart, FileNames {
     const path = this.loadNames().paths.get(id);
     if (path === undefined) throw new Error(`no indexed file has id ${id}`);
     return path;
+  }
+
+  /** The indexed file's size in bytes, from memory (undefined for a path the index does not hold). */
+  bytesOf(path: string): number | undefined {
+    return this.loadNames().bytes.get(path);
   }
 
   /** How many files the index holds and their mean size in bytes (read once per index revision). */
@@ -159,6 +168,7 @@ export class FileCatalog implements IndexPart, FileNames {
       file.parserReason,
       file.indexedAt,
     ]);
+    names.bytes.set(file.path, file.bytes);
     if (known !== undefined) return known;
     const id = this.db.lastInsertRowid();
     names.ids.set(file.path, id);
@@ -178,6 +188,7 @@ export class FileCatalog implements IndexPart, FileNames {
     const names = this.loadNames();
     names.ids.delete(change.path);
     names.paths.delete(change.fileId);
+    names.bytes.delete(change.path);
   }
 
   /** True when `exclusions` differ from the stored ones (so a sync that changed nothing leaves the store clean). */
