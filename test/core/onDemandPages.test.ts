@@ -118,7 +118,7 @@ function failingInPlaceIo(): { io: DatabaseFileIo; set(mode: 'off' | 'once' | 'a
 
 describe('database pages are read on demand', () => {
   test('an index many times larger than the written pages kept in memory gives the rows and answers of one kept whole, before and after reopening', async () => {
-    const files = project(240);
+    const files = project(360);
     const dbPath = path.join(folder(), 'index.sqlite');
     // The smallest budget (the store raises 0 to 16 pages, 64 KB): most written pages go to the spill file.
     const paged = await openEngine(files.root, { dbPath, ports: fixedPorts().ports, residentBytes: 0 });
