@@ -461,6 +461,10 @@ export async function syncProject(
           ? await analyzeFile(inlineAnalysis(context), candidate.path, opened.bytes, opened.existing?.sha256, force)
           : undefined);
       outcome = applyAnalysis(context, candidate.path, opened, git, analysis);
+      // A file analyzed here while the pool runs is followed by one turn of the event loop: the
+      // workers' messages (their ready signal first) are delivered only then, and without it this
+      // thread went on parsing file after file itself, answering nothing, while the workers idled.
+      if (analyzer && !examined.analysis) await new Promise<void>((resolve) => setImmediate(resolve));
       if (
         outcome.kind === 'indexed' &&
         (!before || before.mtimeMs !== candidate.stat.mtimeMs || before.bytes !== candidate.stat.size || force)
