@@ -7,6 +7,7 @@ import { ProjectEngine, type OpenEngineOptions } from '../../src/core/engine';
 import type { ChunkParser } from '../../src/core/parsing/chunkParser';
 import { createStructuralParsers } from '../../src/core/parsing/structuralParsers';
 import { nodePorts, type EnginePorts } from '../../src/core/ports';
+import type { IndexStore } from '../../src/core/store';
 import { Random } from '../bench/random';
 
 const repository = path.resolve(__dirname, '..', '..', '..');
@@ -134,4 +135,18 @@ export function randomFrom(alphabet: string, length: number): string {
   let out = '';
   for (let index = 0; index < length; index++) out += alphabet[Math.floor(random.next() * alphabet.length)];
   return out;
+}
+
+/** Every table's rows, sorted (blobs as hex): two indexes with the same rows give the same lists. */
+export function allRows(store: IndexStore): Record<string, string[]> {
+  const database = store.database;
+  const tables = database.exec("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")[0].values.map((row) => String(row[0]));
+  const rows: Record<string, string[]> = {};
+  for (const table of tables) {
+    const result = database.exec(`SELECT * FROM "${table}"`)[0];
+    rows[table] = (result?.values ?? [])
+      .map((row) => JSON.stringify(row.map((cell) => (cell instanceof Uint8Array ? Buffer.from(cell).toString('hex') : cell))))
+      .sort();
+  }
+  return rows;
 }

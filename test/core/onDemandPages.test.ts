@@ -8,7 +8,7 @@ import { nodePorts, type EnginePorts } from '../../src/core/ports';
 import { nodeDatabaseFileIo, type DatabaseFileIo } from '../../src/core/storage/fileIo';
 import { journalPathOf } from '../../src/core/storage/pageJournal';
 import { IndexStore } from '../../src/core/store';
-import { fixtureFactory, openEngine, type Fixture } from './fixtures';
+import { allRows, fixtureFactory, openEngine, type Fixture } from './fixtures';
 
 /**
  * The database file is not held in memory (issue 15, point 3): pages SQLite has not written
@@ -51,20 +51,6 @@ function fixedPorts(io: DatabaseFileIo = nodeDatabaseFileIo): { ports: EnginePor
     error: (line: string) => logged.push(line),
   };
   return { ports: { ...nodePorts(), log, clock: { now: () => 1_780_000_000_000 }, databaseFiles: io }, logged };
-}
-
-/** Every table's rows, sorted, but the meta row of the save generation (it counts saves). */
-function allRows(store: IndexStore): Record<string, string[]> {
-  const database = store.database;
-  const tables = database.exec("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")[0].values.map((row) => String(row[0]));
-  const rows: Record<string, string[]> = {};
-  for (const table of tables) {
-    const result = database.exec(`SELECT * FROM "${table}"`)[0];
-    rows[table] = (result?.values ?? [])
-      .map((row) => JSON.stringify(row.map((cell) => (cell instanceof Uint8Array ? Buffer.from(cell).toString('hex') : cell))))
-      .sort();
-  }
-  return rows;
 }
 
 const queries = ['stage12x4', 'request stage', 'input7', "'step 40'", 'turns the request into stage 31'];

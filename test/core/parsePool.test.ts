@@ -5,7 +5,7 @@ import type { OpenEngineOptions, ProjectEngine } from '../../src/core/engine';
 import { nodePorts, type EnginePorts } from '../../src/core/ports';
 import { structuralLanguages } from '../../src/core/parsing/treeSitterParser';
 import type { ParsePool } from '../../src/core/worker/parsePool';
-import { fixtureFactory, numberedLines, openEngine, randomFrom, structuralParsers } from './fixtures';
+import { allRows, fixtureFactory, numberedLines, openEngine, randomFrom, structuralParsers } from './fixtures';
 
 const fixture = fixtureFactory();
 const faultyWorker = path.resolve(__dirname, '..', 'support', 'faultyParseWorker.js');
@@ -37,20 +37,6 @@ function everyLanguage(): Record<string, string | Uint8Array> {
     'src/latin1.py': Buffer.from('# caf\xe9 \xe9t\xe9 d\xe9j\xe0 \xe0 \xe9\xe9\xe9\xe9\n'.repeat(40), 'latin1'),
     'src/config.ts': `export const awsAccessKeyId = '${awsKey}';\n`,
   };
-}
-
-/** Every table's rows, sorted: two indexes with the same rows give the same lists. */
-function allRows(engine: ProjectEngine): Record<string, string[]> {
-  const database = engine.store.database;
-  const tables = database.exec("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")[0].values.map((row) => String(row[0]));
-  const rows: Record<string, string[]> = {};
-  for (const table of tables) {
-    const result = database.exec(`SELECT * FROM "${table}"`)[0];
-    rows[table] = (result?.values ?? [])
-      .map((row) => JSON.stringify(row.map((cell) => (cell instanceof Uint8Array ? Buffer.from(cell).toString('hex') : cell))))
-      .sort();
-  }
-  return rows;
 }
 
 /** Node ports with a fixed clock (timestamps are part of the rows) that record what was logged. */
@@ -90,7 +76,7 @@ describe('parse pool', () => {
     for (const language of structuralLanguages) {
       assert.ok(languages.has(language), `${language} is indexed`);
     }
-    assert.deepEqual(allRows(pooled.engine), allRows(inline.engine));
+    assert.deepEqual(allRows(pooled.engine.store), allRows(inline.engine.store));
 
     // An incremental sync after edits, through the warm pool, still matches the inline path.
     project.edit('src/a.ts', `export class Alpha {\n  walk(): void {}\n}\n`);
@@ -100,7 +86,7 @@ describe('parse pool', () => {
     await pooled.engine.sync();
     await inline.engine.sync();
     assert.ok((pooled.engine.analyzer?.analyzed ?? 0) > before, 'the edited files went through the pool');
-    assert.deepEqual(allRows(pooled.engine), allRows(inline.engine));
+    assert.deepEqual(allRows(pooled.engine.store), allRows(inline.engine.store));
   });
 
   test('while no worker is ready the engine thread takes back every file, and the sync does not wait', async () => {
@@ -116,7 +102,7 @@ describe('parse pool', () => {
     const pool = pooled.engine.analyzer as ParsePool;
     assert.equal(pool.analyzed, 0);
     assert.equal(pool.reclaimed, pooled.report.discovered - 1);
-    assert.deepEqual(allRows(pooled.engine), allRows(inline.engine));
+    assert.deepEqual(allRows(pooled.engine.store), allRows(inline.engine.store));
   });
 
   test('a sync with a handful of files to read stays on the engine thread', async () => {
@@ -148,7 +134,7 @@ describe('parse pool', () => {
       assert.ok(!messages[0].includes('\n'), 'the message is one line');
       assert.ok((pooled.engine.analyzer?.analyzed ?? 0) > 0, 'the other files went through the pool');
       assert.deepEqual(pooled.report.errors, []);
-      assert.deepEqual(allRows(pooled.engine), allRows(inline.engine));
+      assert.deepEqual(allRows(pooled.engine.store), allRows(inline.engine.store));
     });
   }
 });
