@@ -77,14 +77,21 @@ function splitAscii(identifier: string): string[] {
   return parts;
 }
 
-function splitUncached(identifier: string): string[] {
-  if (!nonAscii.test(identifier)) return splitAscii(identifier);
+/**
+ * The splitting rules as three Unicode patterns: what every identifier went through before ASCII
+ * text got `splitAscii`, still used for the rest (the tests hold `splitAscii` to it).
+ */
+export function splitByPatterns(identifier: string): string[] {
   return identifier
     .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
     .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
     .split(/[^\p{L}\p{N}]+/u)
     .filter((part) => part.length > 0)
     .map((part) => part.toLowerCase());
+}
+
+function splitUncached(identifier: string): string[] {
+  return nonAscii.test(identifier) ? splitByPatterns(identifier) : splitAscii(identifier);
 }
 
 /**

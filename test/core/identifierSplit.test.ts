@@ -1,20 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { splitIdentifier } from '../../src/core/words';
+import { splitByPatterns, splitIdentifier } from '../../src/core/words';
 import { Draw, seededRandom } from './secretCorpus';
-
-/**
- * The identifier-splitting rules as three Unicode patterns: what `splitIdentifier` did for every
- * identifier before ASCII text got a one-pass splitter, kept here as the oracle it must match.
- */
-function splitByPatterns(identifier: string): string[] {
-  return identifier
-    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
-    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((part) => part.length > 0)
-    .map((part) => part.toLowerCase());
-}
 
 describe('identifier splitting', () => {
   test('splits the usual shapes into lower-case parts', () => {
