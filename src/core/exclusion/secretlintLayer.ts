@@ -1,6 +1,4 @@
-import { lintSource } from '@secretlint/core';
-import { secretLintProfiler } from '@secretlint/profiler';
-import { rules as recommendedRules } from '@secretlint/secretlint-rule-preset-recommend';
+import type { lintSource } from '@secretlint/core';
 
 /**
  * The second layer of secret detection: secretlint's recommended rules, run on the text the
@@ -11,22 +9,43 @@ import { rules as recommendedRules } from '@secretlint/secretlint-rule-preset-re
 
 type CoreConfig = Parameters<typeof lintSource>[0]['options']['config'];
 
-/**
- * secretlint's profiler is always on: each call leaves ~110 `performance` marks in the process's
- * timeline and in its own array, never cleared (measured: 560,000 marks and 231 MB of heap after
- * 5,000 files). The engine lives as long as the editor, so the marks are switched off.
- */
-secretLintProfiler.mark = () => undefined;
+interface Secretlint {
+  lintSource: typeof lintSource;
+  config: CoreConfig;
+}
+
+let loaded: Promise<Secretlint> | undefined;
 
 /**
- * Every recommended rule except `filter-comments`: a `secretlint-disable` comment keeps a value
- * out of a CI report, and that is exactly a value that must not reach an index read by a model.
+ * secretlint's packages are ES modules. They are loaded with `import()`, once, rather than by
+ * `require`: Node 20's require(esm) can abort the whole process (`v8::Module::IsGraphAsync must be
+ * used on an instantiated module`) when a synchronous require meets a graph still being loaded,
+ * and the engine already awaits this layer.
  */
-const config: CoreConfig = {
-  rules: recommendedRules
-    .filter((rule) => rule.meta.id !== '@secretlint/secretlint-rule-filter-comments')
-    .map((rule) => ({ id: rule.meta.id, rule })),
-};
+function loadSecretlint(): Promise<Secretlint> {
+  loaded ??= (async () => {
+    const core = await import('@secretlint/core');
+    const profiler = await import('@secretlint/profiler');
+    const preset = await import('@secretlint/secretlint-rule-preset-recommend');
+    /**
+     * secretlint's profiler is always on: each call leaves ~110 `performance` marks in the process's
+     * timeline and in its own array, never cleared (measured: 560,000 marks and 231 MB of heap after
+     * 5,000 files). The engine lives as long as the editor, so the marks are switched off.
+     */
+    profiler.secretLintProfiler.mark = () => undefined;
+    /**
+     * Every recommended rule except `filter-comments`: a `secretlint-disable` comment keeps a value
+     * out of a CI report, and that is exactly a value that must not reach an index read by a model.
+     */
+    const config: CoreConfig = {
+      rules: preset.rules
+        .filter((rule) => rule.meta.id !== '@secretlint/secretlint-rule-filter-comments')
+        .map((rule) => ({ id: rule.meta.id, rule })),
+    };
+    return { lintSource: core.lintSource, config };
+  })();
+  return loaded;
+}
 
 export interface SecretlintFinding {
   /** `secretlint/<rule>`, e.g. `secretlint/aws`. */
@@ -58,6 +77,7 @@ function isDocumentedPlaceholder(match: string): boolean {
 export async function findSecretlintSecret(text: string, relativePath: string): Promise<SecretlintFinding | undefined> {
   // `.p12` makes the GCP rule read the file from disk; such files are binary and never get here.
   const ext = extensionOf(relativePath);
+  const { lintSource, config } = await loadSecretlint();
   const result = await lintSource({
     source: { content: text, filePath: relativePath, ext: ext === '.p12' ? '' : ext, contentType: 'text' },
     options: { config, maskSecrets: true, noPhysicFilePath: true },
