@@ -898,27 +898,37 @@ function termDocumentsIn(statistics: TermStatistics, term: SelectedTerm): number
 
 /**
  * The bm25 query for `rankFullText`: idf per phrase and column from the statistics; a repeated
- * term counts once, a column-bound term only in its column.
+ * term counts once, a column-bound term only in its column, and the phrases of one request word
+ * (its inflections) form one group.
  */
-export function rankedQuery(query: FilterExpression | SelectedTerm[], statistics: TermStatistics): { expression: string; idf: number[] } {
+export function rankedQuery(
+  query: FilterExpression | SelectedTerm[],
+  statistics: TermStatistics,
+): { expression: string; idf: number[]; groups?: number[] } {
   const { expression, phrases } = Array.isArray(query)
     ? { expression: query.map((term) => term.expression).join(' OR '), phrases: query }
     : query;
   const columns = searchColumns.length;
   const seen = new Set<string>();
-  const idf: number[] = [];
+  const usable: boolean[] = [];
+  const documentsOf: number[] = [];
   for (const phrase of phrases) {
     const first = !seen.has(phrase.expression);
     seen.add(phrase.expression);
     const perColumn = statistics.termDocuments.get(phrase.term);
     for (let column = 0; column < columns; column++) {
-      const usable = first && (phrase.column === undefined || phrase.column === column);
+      usable.push(first && (phrase.column === undefined || phrase.column === column));
       // Without statistics (a term past the first sixteen words), a term counts as if one chunk in a hundred held it.
-      const documents = perColumn ? (perColumn[column] ?? 0) : Math.ceil(statistics.documents / 100);
-      idf.push(usable && documents > 0 ? bm25Idf(statistics.documents, documents) : 0);
+      documentsOf.push(perColumn ? (perColumn[column] ?? 0) : Math.ceil(statistics.documents / 100));
     }
   }
-  return { expression, idf };
+  // A request word and its inflections (`matched`: `match`, `matches`, `matching`) are one term to
+  // bm25: their hits in a chunk are summed and saturated once (`bm25GroupedWithIdf`), so a chunk
+  // holding three forms of one word does not outscore one holding three of the request's words.
+  const groups = phrases.map((phrase, index) => statistics.termWords.get(phrase.term)?.[0] ?? statistics.termWords.size + index);
+  const grouped = new Set(groups).size < new Set(phrases.map((phrase) => phrase.term)).size;
+  const idf = documentsOf.map((documents, at) => (usable[at] && documents > 0 ? bm25Idf(statistics.documents, documents) : 0));
+  return grouped ? { expression, idf, groups } : { expression, idf };
 }
 
 /**

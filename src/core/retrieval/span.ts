@@ -64,7 +64,7 @@ export function focusSpan(lines: string[], requestWords: readonly string[], lite
 }
 
 /** A line of a comment block (opening with a slash and a star, continuing with a star, `//`, `#`), or a blank one. */
-const commentLine = /^\s*(?:\/\*|\*|\/\/|#(?![!\[])|$)/;
+const commentLine = /^\s*(?:\/\*|\*|\/\/|#(?![![])|$)/;
 
 /** How many lines a chunk's leading comment block spans (0 when it starts with code). */
 function leadingCommentLines(lines: string[]): number {
