@@ -70,6 +70,17 @@ describe('full-text ranking', () => {
     assert.ok(merged < alone);
   });
 
+  test("bm25's length normalization is a parameter: without it a row's length does not matter, and 0.75 is the default", () => {
+    const info = new Uint32Array([1, 3, 2, 0, 0]);
+    const idf = [2, 2, 2];
+    const weights = [1, 2, 1.5];
+    const averages = [12, 3, 2];
+    const at = (length: number, b?: number) => bm25WithIdf(info, 0, idf, weights, [length, 3, 2], 0, averages, b);
+    assert.ok(Math.abs(at(5, 0) - at(50, 0)) < 1e-9);
+    assert.ok(at(50, 0.5) > at(50, 0.75) && at(50) === at(50, 0.75));
+    assert.ok(Math.abs(at(12, 0.5) - at(12, 0.75)) < 1e-9, 'an average row is not affected');
+  });
+
   test("three forms of one request word do not outscore two of the request's words", async () => {
     // Both hold six words; the filler, six unrelated ones each, makes the request's words rare.
     const files: Record<string, string> = {

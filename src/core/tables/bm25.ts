@@ -37,6 +37,7 @@ export function bm25WithIdf(
   lengths: ArrayLike<number>,
   lengthBase: number,
   averages: number[],
+  lengthNormalization = defaultLengthNormalization,
 ): number {
   const phraseCount = info[base];
   const columnCount = info[base + 1];
@@ -47,7 +48,10 @@ export function bm25WithIdf(
       const hitsHere = info[hitsOffset + phrase * columnCount + column];
       const weight = idf[phrase * columnCount + column] ?? 0;
       if (hitsHere === 0 || weight === 0) continue;
-      score += (weights[column] ?? 1) * weight * bm25Frequency(hitsHere, lengths[lengthBase + column] ?? 0, averages[column] ?? 0);
+      score +=
+        (weights[column] ?? 1) *
+        weight *
+        bm25Frequency(hitsHere, lengths[lengthBase + column] ?? 0, averages[column] ?? 0, lengthNormalization);
     }
   }
   return score;
@@ -70,6 +74,7 @@ export function bm25GroupedWithIdf(
   lengths: ArrayLike<number>,
   lengthBase: number,
   averages: number[],
+  lengthNormalization = defaultLengthNormalization,
 ): number {
   const phraseCount = info[base];
   const columnCount = info[base + 1];
@@ -90,16 +95,20 @@ export function bm25GroupedWithIdf(
       const hits = scratch[group * 2];
       if (hits === 0) continue;
       score +=
-        (weights[column] ?? 1) * scratch[group * 2 + 1] * bm25Frequency(hits, lengths[lengthBase + column] ?? 0, averages[column] ?? 0);
+        (weights[column] ?? 1) *
+        scratch[group * 2 + 1] *
+        bm25Frequency(hits, lengths[lengthBase + column] ?? 0, averages[column] ?? 0, lengthNormalization);
     }
   }
   return score;
 }
 
-/** bm25's saturated term frequency for a column holding `hits` of the term in `length` tokens (k1 = 1.2, b = 0.75). */
-function bm25Frequency(hits: number, length: number, averageLength: number): number {
+/** bm25's length normalization `b`: how much a long row's hits are discounted against the average row's. */
+export const defaultLengthNormalization = 0.75;
+
+/** bm25's saturated term frequency for a column holding `hits` of the term in `length` tokens (k1 = 1.2, b = 0.75 unless given). */
+function bm25Frequency(hits: number, length: number, averageLength: number, b = defaultLengthNormalization): number {
   const k1 = 1.2;
-  const b = 0.75;
   return (hits * (k1 + 1)) / (hits + k1 * (1 - b + (b * length) / Math.max(1, averageLength)));
 }
 

@@ -323,7 +323,7 @@ export class FullTextIndex implements IndexPart {
    * notes them as SQLite calls it, so no second query (or window sort) is needed.
    */
   rankFullText(
-    query: { expression: string; idf: number[]; groups?: number[] },
+    query: { expression: string; idf: number[]; groups?: number[]; lengthNormalization?: number },
     limit: number,
     include: Iterable<number> = [],
   ): { hits: Array<{ rowid: number; bm25: number }>; included: Map<number, number> } {
@@ -331,7 +331,7 @@ export class FullTextIndex implements IndexPart {
     const columns = this.columnLengths.columns;
     const wanted = new Set(include);
     const included = new Map<number, number>();
-    const { groups } = query;
+    const { groups, lengthNormalization: b } = query;
     // Phrases that stand for one term are scored as one (`bm25GroupedWithIdf`); the scratch is allocated once per query.
     const scratch = groups ? new Float64Array(2 * (Math.max(-1, ...groups) + 1)) : undefined;
     const rows = withRowFunction(
@@ -340,8 +340,8 @@ export class FullTextIndex implements IndexPart {
         if (pointer % 4 !== 0 || size < 8) return 0;
         const score =
           groups && scratch
-            ? bm25GroupedWithIdf(words, pointer / 4, query.idf, groups, scratch, fullTextWeights, lengths, docid * columns, averages)
-            : bm25WithIdf(words, pointer / 4, query.idf, fullTextWeights, lengths, docid * columns, averages);
+            ? bm25GroupedWithIdf(words, pointer / 4, query.idf, groups, scratch, fullTextWeights, lengths, docid * columns, averages, b)
+            : bm25WithIdf(words, pointer / 4, query.idf, fullTextWeights, lengths, docid * columns, averages, b);
         if (wanted.has(docid)) included.set(docid, score);
         return score;
       },
