@@ -27,7 +27,7 @@ import type { FileRows } from './fileAnalysis';
 import type { FileChange, FileRow, IndexPart } from './tables/fileChange';
 import { FullTextIndex, fullTextSchema } from './tables/fullTextIndex';
 
-export { bm25, bm25Idf, bm25WithIdf } from './tables/bm25';
+export { bm25, bm25GroupedWithIdf, bm25Idf, bm25WithIdf } from './tables/bm25';
 export type { FileChange, FileRow, NewSnippet, SnippetRow, SymbolRow } from './tables/fileChange';
 export type { ProjectState } from './tables/fileCatalog';
 

@@ -12,7 +12,7 @@ import {
   type TermStatistics,
 } from '../../src/core/retrieval/candidates';
 import { describeTask } from '../../src/core/retrieval/descriptor';
-import { bm25, bm25Idf, bm25WithIdf } from '../../src/core/store';
+import { bm25, bm25GroupedWithIdf, bm25Idf, bm25WithIdf } from '../../src/core/store';
 import { fixtureFactory, openEngine } from './fixtures';
 
 const project = fixtureFactory();
@@ -51,6 +51,51 @@ describe('full-text ranking', () => {
       const weights = [1, 2, 1.5];
       assert.ok(Math.abs(bm25(x, weights) - bm25WithIdf(y, 0, idf, weights, lengths, 0, averages)) < 1e-9);
     }
+    await engine.close();
+  });
+
+  test("a group's phrases score as one term: hits summed, saturated once, under the group's largest idf", () => {
+    // matchinfo 'pcy' for three phrases in three columns: phrase 0 and 1 in the body, phrase 2 in the path.
+    const info = new Uint32Array([3, 3, 2, 0, 0, 1, 0, 0, 0, 1, 0]);
+    const idf = [2, 2, 2, 1, 1, 1, 3, 3, 3];
+    const weights = [1, 2, 1.5];
+    const lengths = [10, 3, 2];
+    const averages = [12, 3, 2];
+    const scratch = (groups: number) => new Float64Array(2 * groups);
+    const alone = bm25GroupedWithIdf(info, 0, idf, [0, 1, 2], scratch(3), weights, lengths, 0, averages);
+    assert.ok(Math.abs(alone - bm25WithIdf(info, 0, idf, weights, lengths, 0, averages)) < 1e-9, 'one phrase per group is plain bm25');
+    const merged = bm25GroupedWithIdf(info, 0, idf, [0, 0, 1], scratch(2), weights, lengths, 0, averages);
+    const asOne = bm25WithIdf(new Uint32Array([2, 3, 3, 0, 0, 0, 1, 0]), 0, [2, 2, 2, 3, 3, 3], weights, lengths, 0, averages);
+    assert.ok(Math.abs(merged - asOne) < 1e-9, `${merged} vs ${asOne}`);
+    assert.ok(merged < alone);
+  });
+
+  test("bm25's length normalization is a parameter: without it a row's length does not matter, and 0.75 is the default", () => {
+    const info = new Uint32Array([1, 3, 2, 0, 0]);
+    const idf = [2, 2, 2];
+    const weights = [1, 2, 1.5];
+    const averages = [12, 3, 2];
+    const at = (length: number, b?: number) => bm25WithIdf(info, 0, idf, weights, [length, 3, 2], 0, averages, b);
+    assert.ok(Math.abs(at(5, 0) - at(50, 0)) < 1e-9);
+    assert.ok(at(50, 0.5) > at(50, 0.75) && at(50) === at(50, 0.75));
+    assert.ok(Math.abs(at(12, 0.5) - at(12, 0.75)) < 1e-9, 'an average row is not affected');
+  });
+
+  test("three forms of one request word do not outscore two of the request's words", async () => {
+    // Both hold six words; the filler, six unrelated ones each, makes the request's words rare.
+    const files: Record<string, string> = {
+      'forms.md': 'matches matching matched one two three\n',
+      'words.md': 'matched ranges one two three four\n',
+    };
+    for (let index = 0; index < 30; index++) files[`filler/f${index}.md`] = `filler text number ${index} lorem ipsum\n`;
+    const engine = await openEngine(project(files).root);
+    await engine.sync();
+    const statistics = termStatistics(engine.store, fullTextTerms(['matched', 'ranges'], new Set(['matched', 'ranges'])));
+    const query = rankedQuery(selectiveTerms(statistics), statistics);
+    assert.ok(query.groups, 'the inflections of a prose word form a group');
+    const { hits } = engine.store.search.rankFullText(query, 5);
+    const paths = engine.store.chunks.snippetsByRowid(hits.map((hit) => hit.rowid)).map((row) => row.path);
+    assert.equal(paths[0], 'words.md', paths.join(', '));
     await engine.close();
   });
 

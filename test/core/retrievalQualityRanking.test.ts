@@ -284,4 +284,24 @@ describe('ordering, collapsing and cutting', () => {
     assert.ok(question.results.length >= 4, 'without literal evidence full-text results fill the list');
     await engine.close();
   });
+
+  test("a question's chunks in the file its words spread over rank above a stray declaration named with one of them", async () => {
+    // Each function of spread.py mentions one of the words; named.py and other.py declare names holding some.
+    const words = ['rotation', 'archive', 'threshold', 'rollover', 'retention', 'compress'];
+    const spread = words.map((word, index) => `def step_${index}(value):\n    # the ${word} of the log\n    return value\n`).join('\n');
+    const project = fixture({
+      'app/spread.py': spread,
+      'app/named.py': 'def rotation_archive(value):\n    return value\n\n\ndef unrelated(value):\n    return value + 1\n',
+      'app/other.py': 'def threshold_value(value):\n    return value * 2\n',
+    });
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
+    await engine.sync();
+    const paths = (await engine.search('how does the log rotation archive its files past the threshold?')).results.map(
+      (result) => result.path,
+    );
+    const firstSpread = paths.indexOf('app/spread.py');
+    const stray = paths.indexOf('app/other.py');
+    assert.ok(firstSpread >= 0 && (stray < 0 || firstSpread < stray), paths.join(', '));
+    await engine.close();
+  });
 });

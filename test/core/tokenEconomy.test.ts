@@ -33,6 +33,17 @@ describe('token economy: the smallest span that answers (issue 14)', () => {
     assert.ok(span && span.from <= 90 && 90 <= span.to && span.to - span.from <= 8, JSON.stringify(span));
   });
 
+  test("a declaration's code wins over its leading doc comment, which names the same words", () => {
+    const doc = ['/**', ' * Rotates the log file once it grows past the max size.', ' * @example', ' * rotateLog({ maxSize: 10 })', ' */'];
+    const code = ['export function rotateLog(options) {', ...longBody().map((line) => `  ${line.trim()}`), '}'];
+    const span = focusSpan([...doc, ...code], ['rotated', 'log', 'max', 'size']);
+    // Line 66 (0-based) holds `rotate_log_file`; the comment's words would otherwise win the window at the top.
+    assert.ok(span && span.from > doc.length - 1 && span.from <= 66 && span.to >= 66, JSON.stringify(span));
+    // With no request word in the code, the comment is what matches.
+    const comment = focusSpan([...doc, ...code], ['example']);
+    assert.ok(comment && comment.from === 0, JSON.stringify(comment));
+  });
+
   test('search returns the focused lines, cited and counted as such', async () => {
     const source = ['class Rotator:', '    def emit(self, record):', ...longBody().map((line) => `    ${line}`), ''].join('\n');
     const engine = await openEngine(fixture({ 'logs/rotator.py': source }).root);

@@ -46,6 +46,10 @@ export function focusSpan(lines: string[], requestWords: readonly string[], lite
     const first = phraseLine(lines, literal);
     if (first !== undefined) return { from: Math.max(0, first - contextLines), to: Math.min(lines.length - 1, first + contextLines) };
   }
+  // A declaration's leading doc comment (its summary, `@param` lines, a usage example) names the
+  // same words as its code; the code is what behaves, so it wins when it holds any request word.
+  const code = leadingCommentLines(lines);
+  if (code > 0 && perLine.slice(code).some((stems) => stems.size > 0)) for (let line = 0; line < code; line++) perLine[line].clear();
   let best: { from: number; covered: number } | undefined;
   for (let from = 0; from < lines.length; from++) {
     if (perLine[from].size === 0) continue;
@@ -57,6 +61,16 @@ export function focusSpan(lines: string[], requestWords: readonly string[], lite
   let last = best.from;
   for (let line = best.from; line < Math.min(lines.length, best.from + windowLines); line++) if (perLine[line].size > 0) last = line;
   return { from: Math.max(0, best.from - contextLines), to: Math.min(lines.length - 1, last + contextLines) };
+}
+
+/** A line of a comment block (opening with a slash and a star, continuing with a star, `//`, `#`), or a blank one. */
+const commentLine = /^\s*(?:\/\*|\*|\/\/|#(?![![])|$)/;
+
+/** How many lines a chunk's leading comment block spans (0 when it starts with code). */
+function leadingCommentLines(lines: string[]): number {
+  let line = 0;
+  while (line < lines.length && commentLine.test(lines[line])) line++;
+  return line === lines.length ? 0 : line;
 }
 
 /** The first line on which the phrase's words start (the phrase may run on over the next two lines). */

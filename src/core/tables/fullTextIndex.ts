@@ -2,7 +2,7 @@ import { ColumnLengths } from '../columnLengths';
 import { CommonTermCounts, commonTermsSchema, documentCount } from '../commonTerms';
 import { declareRowFunction, withRowFunction, type RowFunction } from '../sqlite';
 import { decodeWords, readVarints, storedFileTerms, unpackFileTerms } from '../termCodes';
-import { bm25, bm25WithIdf, fullTextWeights } from './bm25';
+import { bm25, bm25GroupedWithIdf, bm25WithIdf, fullTextWeights } from './bm25';
 import type { Database } from './database';
 import type { FileChange, IndexPart } from './fileChange';
 
@@ -323,7 +323,7 @@ export class FullTextIndex implements IndexPart {
    * notes them as SQLite calls it, so no second query (or window sort) is needed.
    */
   rankFullText(
-    query: { expression: string; idf: number[] },
+    query: { expression: string; idf: number[]; groups?: number[]; lengthNormalization?: number },
     limit: number,
     include: Iterable<number> = [],
   ): { hits: Array<{ rowid: number; bm25: number }>; included: Map<number, number> } {
@@ -331,11 +331,17 @@ export class FullTextIndex implements IndexPart {
     const columns = this.columnLengths.columns;
     const wanted = new Set(include);
     const included = new Map<number, number>();
+    const { groups, lengthNormalization: b } = query;
+    // Phrases that stand for one term are scored as one (`bm25GroupedWithIdf`); the scratch is allocated once per query.
+    const scratch = groups ? new Float64Array(2 * (Math.max(-1, ...groups) + 1)) : undefined;
     const rows = withRowFunction(
       (_bytes, words, pointer, size, docid) => {
         // matchinfo's values are 32-bit words, aligned as SQLite allocated them.
         if (pointer % 4 !== 0 || size < 8) return 0;
-        const score = bm25WithIdf(words, pointer / 4, query.idf, fullTextWeights, lengths, docid * columns, averages);
+        const score =
+          groups && scratch
+            ? bm25GroupedWithIdf(words, pointer / 4, query.idf, groups, scratch, fullTextWeights, lengths, docid * columns, averages, b)
+            : bm25WithIdf(words, pointer / 4, query.idf, fullTextWeights, lengths, docid * columns, averages, b);
         if (wanted.has(docid)) included.set(docid, score);
         return score;
       },
