@@ -2,10 +2,12 @@ import type { Database as SqlDatabase } from 'sql.js';
 import {
   acquireLock,
   currentIdentity,
+  isSealed,
   notOurDatabase,
   openSpillFile,
   pauseForTests,
   readDatabaseFile,
+  sealFile,
   sweepTemporaryFiles,
   withLock,
   writeDatabaseFile,
@@ -171,7 +173,9 @@ export class IndexStore {
       await sweepAtOpen(dbPath, ports);
       if (db) {
         try {
-          checkIntegrity(db);
+          checkTables(db);
+          // A file whose last save completed and that nothing wrote since is as that save left it.
+          if (!persistence || !isSealed(identity, saveGeneration(db))) checkIntegrity(db);
           const version = metaValue(db, 'schema_version');
           if (version !== String(schemaVersion)) throw new Error(`schema version ${String(version)} is not ${schemaVersion}`);
           const storedRoot = metaValue(db, 'root');
@@ -330,6 +334,7 @@ export class IndexStore {
     const persistence = this.persistence;
     // Whole exports (only where sql.js's file calls are unknown) are taken before the lock.
     if (persistence) nextGeneration(this.db.connection);
+    const generation = saveGeneration(this.db.connection);
     const bytes = persistence ? undefined : this.db.exportBytes();
     await pauseForTests('before-lock');
     const written = await withLock(dbPath, { timeoutMs: this.lockTimeoutMs, log: this.ports.log }, async (lock) => {
@@ -338,8 +343,10 @@ export class IndexStore {
       await persistence?.recover(dbPath);
       // Checked again under the lock: no other writer can rename between this check and ours.
       if ((await currentIdentity(dbPath)) !== this.diskIdentity) return false;
-      if (persistence) this.lastSave = await persistence.save(dbPath, this.diskIdentity, lock);
-      else await writeDatabaseFile(dbPath, bytes as Uint8Array, lock, this.ports.databaseFiles);
+      if (persistence) {
+        this.lastSave = await persistence.save(dbPath, this.diskIdentity, lock);
+        await sealFile(dbPath, generation);
+      } else await writeDatabaseFile(dbPath, bytes as Uint8Array, lock, this.ports.databaseFiles);
       this.diskIdentity = await currentIdentity(dbPath);
       return true;
     });
@@ -374,8 +381,11 @@ export class IndexStore {
     this.db.markChanged();
   }
 
-  /** Written pages held in memory and bytes moved through the spill file (undefined: the whole file is in sql.js's memory). */
-  get paging(): { residentBytes: number; spillWrites: number; spillReads: number } | undefined {
+  /**
+   * Written pages held in memory, bytes moved through the spill file and bytes read from the
+   * database file (undefined: the whole file is in sql.js's memory).
+   */
+  get paging(): { residentBytes: number; spillWrites: number; spillReads: number; baseReads: number } | undefined {
     return this.persistence?.file.residency;
   }
 
@@ -383,6 +393,12 @@ export class IndexStore {
   get database(): SqlDatabase {
     return this.db.connection;
   }
+}
+
+/** The save generation in the database header (`PRAGMA user_version`, see `nextGeneration`). */
+function saveGeneration(db: SqlDatabase): number {
+  const value = db.exec('PRAGMA user_version')[0]?.values[0]?.[0];
+  return typeof value === 'number' ? value : 0;
 }
 
 /** One meta value, or undefined. */
@@ -432,14 +448,18 @@ async function sweepAtOpen(dbPath: string, ports: EnginePorts): Promise<void> {
   }
 }
 
+/** The tables every index has; a file without them is not one this build can use. */
+function checkTables(db: SqlDatabase): void {
+  const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0]?.values.map((row) => row[0] as string) ?? [];
+  if (!tables.includes('meta') || !tables.includes('search_index_segdir')) throw new Error('required tables are missing');
+}
+
 /**
  * One `quick_check` pass over the whole file (b-trees, shadow tables included). FTS4's own
  * content check is the one message tolerated: it re-tokenizes `search_terms`, which by design
  * holds rows only while they are being deleted, so it always reports a mismatch.
  */
 function checkIntegrity(db: SqlDatabase): void {
-  const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0]?.values.map((row) => row[0] as string) ?? [];
-  if (!tables.includes('meta') || !tables.includes('search_index_segdir')) throw new Error('required tables are missing');
   const problems = (db.exec('PRAGMA quick_check')[0]?.values ?? [])
     .map((row) => String(row[0]))
     .filter((message) => message !== 'ok' && message !== 'malformed inverted index for FTS4 table main.search_index');
