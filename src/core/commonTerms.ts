@@ -113,12 +113,6 @@ export class CommonTermCounts {
    * does in a fraction of the time of a tokenizer query (most of a re-index's counting went
    * there); any other text goes through the tokenizer itself.
    */
-  /** How many tokens the index's tokenizer makes of `text` (the pattern on ASCII text, as in `tokens`). */
-  tokenCount(text: string): number {
-    if (!nonAscii.test(text)) return text.toLowerCase().match(asciiToken)?.length ?? 0;
-    return (this.db.exec('SELECT COUNT(*) FROM temp.pk_tokenizer WHERE input = ?', [text])[0]?.values[0]?.[0] as number | undefined) ?? 0;
-  }
-
   private tokens(text: string): Iterable<string> {
     if (!nonAscii.test(text)) return new Set(text.toLowerCase().match(asciiToken));
     this.tokenizer ??= this.db.prepare('SELECT DISTINCT token FROM temp.pk_tokenizer WHERE input = ?');
