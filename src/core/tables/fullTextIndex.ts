@@ -141,15 +141,20 @@ export class FullTextIndex implements IndexPart {
     ]))
       if (row[1] instanceof Uint8Array) sizes.set(row[0] as number, readVarints(row[1]));
     const pathText = pathTerms(path);
-    for (const chunk of chunks) {
-      const tokens = sizes.get(chunk.docid);
-      if (!tokens) continue;
+    const indexed = chunks.filter((chunk) => sizes.has(chunk.docid));
+    for (const chunk of indexed) {
       const words = decodeWords(chunk.body, vocabulary);
       const identifiers = decodeWords(chunk.idents, vocabulary);
-      this.staged.deletes.push({ docid: chunk.docid, body: words, path: pathText, idents: identifiers, tokens });
+      this.staged.deletes.push({
+        docid: chunk.docid,
+        body: words,
+        path: pathText,
+        idents: identifiers,
+        tokens: sizes.get(chunk.docid) ?? [],
+      });
       this.columnLengths.touch(chunk.docid);
-      this.commonTerms.adjust([words, pathText, identifiers], -1);
     }
+    this.commonTerms.adjustFile({ vocabulary, chunks: indexed }, pathText, -1);
   }
 
   replaceFile(change: FileChange): void {
@@ -159,18 +164,16 @@ export class FullTextIndex implements IndexPart {
       const docid = change.chunkIds[index];
       this.staged.inserts.push({ docid, body: snippet.indexText, path: pathText, idents: snippet.identifierParts });
       this.columnLengths.touch(docid);
-      this.commonTerms.adjust([snippet.indexText, pathText, snippet.identifierParts], 1);
     });
     // The stored terms name the first docid only: chunk i is first + i.
     if (!change.terms || change.chunkIds.some((docid, index) => docid !== change.chunkIds[0] + index))
       throw new Error(
         `the full-text terms of ${change.path} cannot be stored: ${change.terms ? 'its chunk ids are not consecutive' : 'none given'}`,
       );
-    const packed = change.terms;
-    this.db.run('INSERT OR REPLACE INTO search_vocabulary(file_id, terms) VALUES (?, ?)', [
-      change.fileId,
-      storedFileTerms(change.chunkIds[0] ?? 0, packed),
-    ]);
+    const stored = storedFileTerms(change.chunkIds[0] ?? 0, change.terms);
+    // The new rows' words, as the file's term codes hold them, adjust the common words' counts.
+    if (this.commonTerms.counting && change.snippets.length > 0) this.commonTerms.adjustFile(unpackFileTerms(stored), pathText, 1);
+    this.db.run('INSERT OR REPLACE INTO search_vocabulary(file_id, terms) VALUES (?, ?)', [change.fileId, stored]);
   }
 
   removeFile(change: FileChange): void {
