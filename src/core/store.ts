@@ -14,7 +14,6 @@ import {
   type FileIdentity,
 } from './databaseFile';
 import { CurationTables } from './curation/tables';
-import type { ExclusionReason } from './exclusion/reasons';
 import { projectIdOf } from './hashing';
 import type { EnginePorts } from './ports';
 import { loadSqlite } from './sqlite';
@@ -24,23 +23,26 @@ import { MemoryFile, type MemoryFileOptions } from './storage/wasmFiles';
 import { ChunkTable, chunkTableSchema } from './tables/chunkTable';
 import { Database } from './tables/database';
 import { EmbeddingTable, embeddingTableSchema } from './tables/embeddingTable';
-import { FileCatalog, fileCatalogSchema, type ProjectState } from './tables/fileCatalog';
+import { FileCatalog, fileCatalogSchema, type ProjectState, type StoredExclusion } from './tables/fileCatalog';
 import type { FileRows } from './fileAnalysis';
 import type { FileChange, FileRow, IndexPart } from './tables/fileChange';
 import { FullTextIndex, fullTextSchema } from './tables/fullTextIndex';
 
 export { bm25, bm25Idf, bm25WithIdf } from './tables/bm25';
 export type { FileChange, FileRow, NewSnippet, SnippetRow, SymbolRow } from './tables/fileChange';
-export type { ProjectState } from './tables/fileCatalog';
+export type { ProjectState, StoredExclusion } from './tables/fileCatalog';
 
 /**
  * Bumped whenever the tables change, or the exclusion rules widen (3: more secret formats and
  * secretlint; 4: the compact schema, integer file and chunk ids, hashes as bytes, each path and
  * each declaration stored once; 5: a file's full-text terms in one deflated blob, its hash once
  * for its chunks, chunk and symbol ids computed instead of stored; 6: that blob names only its
- * first chunk's docid), so rows admitted by older rules go; an older file is discarded and rebuilt, never migrated.
+ * first chunk's docid; 7: an exclusion read from a file's bytes keeps the file's size and mtime,
+ * so an unchanged excluded file is not read again), so rows admitted by older rules go; an
+ * older file is discarded and rebuilt, never migrated. A change of the content rules (which
+ * verdicts kept that way depend on) bumps it too.
  */
-export const schemaVersion = 6;
+export const schemaVersion = 7;
 
 /**
  * The meta row that marks a SQLite file as a Project Knowledge index, so `--db` replaces only
@@ -263,7 +265,7 @@ export class IndexStore {
     this.db.transaction(() => this.catalog.writeFile(file));
   }
 
-  replaceExclusions(exclusions: Array<{ path: string; reason: ExclusionReason; detail?: string }>): void {
+  replaceExclusions(exclusions: StoredExclusion[]): void {
     // Unchanged exclusions are not rewritten, so a sync that changed nothing leaves the store clean.
     if (!this.catalog.exclusionsDiffer(exclusions)) return;
     this.db.transaction(() => this.catalog.writeExclusions(exclusions));

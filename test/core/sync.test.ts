@@ -216,6 +216,44 @@ describe('incremental sync', () => {
     await clean.close();
   });
 
+  test('a file left out for its bytes is not read again while its size and mtime stay; changed, it is judged again', async () => {
+    const project = fixture({ 'a.ts': 'export const a = 1;\n', 'data.txt': 'binary\0\0\0\0 content\n', 'blank.md': '   \n' });
+    const reads: string[] = [];
+    const base = nodePorts();
+    const ports: EnginePorts = {
+      ...base,
+      fs: {
+        ...base.fs,
+        readFileBlocking(root, relativePath, maxBytes) {
+          // Discovery reads the ignore files; the project's own files are what this counts.
+          if (!relativePath.startsWith('.')) reads.push(relativePath);
+          return base.fs.readFileBlocking(root, relativePath, maxBytes);
+        },
+      },
+    };
+    const engine = await openEngine(project.root, { ports });
+    await engine.sync();
+    const reasons = () =>
+      Object.fromEntries(engine.store.catalog.storedExclusions().map((exclusion) => [exclusion.path, exclusion.reason]));
+    assert.deepEqual(reasons(), { 'blank.md': 'empty', 'data.txt': 'binary-content' });
+    assert.deepEqual(reads.sort(), ['a.ts', 'blank.md', 'data.txt']);
+    reads.length = 0;
+    const again = await engine.sync();
+    assert.deepEqual(reads, [], 'nothing is read');
+    assert.equal(again.excluded, 2);
+    assert.deepEqual(reasons(), { 'blank.md': 'empty', 'data.txt': 'binary-content' });
+    project.edit('data.txt', 'now it is text\n');
+    await engine.sync();
+    assert.deepEqual(reads, ['data.txt']);
+    assert.deepEqual(reasons(), { 'blank.md': 'empty' });
+    assert.equal((await engine.search('now it is text')).results[0]?.path, 'data.txt');
+    // A full rebuild reads everything, the files left out included.
+    reads.length = 0;
+    await engine.sync({ full: true });
+    assert.deepEqual(reads.sort(), ['a.ts', 'blank.md', 'data.txt']);
+    await engine.close();
+  });
+
   test('git state: branch, HEAD, dirty, changed paths and tracked/modified per file', async () => {
     const project = fixture({ 'a.ts': 'export const a = 1;\n', 'b.ts': 'export const b = 1;\n' });
     project.initGit();
