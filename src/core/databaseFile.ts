@@ -75,6 +75,45 @@ export async function currentIdentity(dbPath: string): Promise<FileIdentity> {
   return identityOf(stat);
 }
 
+/**
+ * The microseconds of the modification time a completed save leaves on the file for its save
+ * generation (1 to 999,999: a file system that keeps whole seconds only shows 0, never a seal).
+ */
+function sealMicros(generation: number): number {
+  return 1 + ((Math.imul(generation, 2654435761) >>> 0) % 999_999);
+}
+
+/**
+ * Seals the file a save just completed: its modification time is set to this second plus the
+ * microseconds `sealMicros` derives from the save generation in its header. Any later write by
+ * anyone (another program, a copy over it, a save that dies half way) sets a new time whose
+ * microseconds match the header's generation by chance only (about 1 in 500,000), so an intact
+ * seal says the bytes are those of a save that completed, and the open skips the integrity
+ * check, a pass over every page (1.2 s on a 24 MB index, 28 s at 50,000 files). Called under the
+ * writers' lock, after the path was checked to be the regular file written; a file system that
+ * refuses it only leaves the check to run.
+ */
+export async function sealFile(dbPath: string, generation: number): Promise<void> {
+  try {
+    const stat = await fs.promises.lstat(dbPath);
+    if (!stat.isFile()) return;
+    const modified = Math.floor(Date.now() / 1000) + sealMicros(generation) / 1e6;
+    await fs.promises.lutimes(dbPath, stat.atime, modified);
+  } catch {
+    // Unsealed: the next open checks the file's integrity instead.
+  }
+}
+
+/** True when `identity` (read at open) carries the seal of a completed save of generation `generation` (see `sealFile`). */
+export function isSealed(identity: FileIdentity, generation: number): boolean {
+  const parts = identity.split(':');
+  if (parts.length !== 5) return false;
+  const mtimeNs = BigInt(parts[3]);
+  // The time goes through a double of seconds (0.24 µs apart at this epoch): one microsecond of slack.
+  const micros = Number(mtimeNs % 1_000_000_000n) / 1000;
+  return Math.abs(micros - sealMicros(generation)) <= 1;
+}
+
 export interface DatabaseFileContents {
   identity: FileIdentity;
   /** The file's bytes, starting with the SQLite header; undefined for a missing or empty file. */

@@ -2,17 +2,18 @@ import type { Database as SqlDatabase } from 'sql.js';
 import {
   acquireLock,
   currentIdentity,
+  isSealed,
   notOurDatabase,
   openSpillFile,
   pauseForTests,
   readDatabaseFile,
+  sealFile,
   sweepTemporaryFiles,
   withLock,
   writeDatabaseFile,
   type FileIdentity,
 } from './databaseFile';
 import { CurationTables } from './curation/tables';
-import type { ExclusionReason } from './exclusion/reasons';
 import { projectIdOf } from './hashing';
 import type { EnginePorts } from './ports';
 import { loadSqlite } from './sqlite';
@@ -22,23 +23,26 @@ import { MemoryFile, type MemoryFileOptions } from './storage/wasmFiles';
 import { ChunkTable, chunkTableSchema } from './tables/chunkTable';
 import { Database } from './tables/database';
 import { EmbeddingTable, embeddingTableSchema } from './tables/embeddingTable';
-import { FileCatalog, fileCatalogSchema, type ProjectState } from './tables/fileCatalog';
+import { FileCatalog, fileCatalogSchema, type ProjectState, type StoredExclusion } from './tables/fileCatalog';
 import type { FileRows } from './fileAnalysis';
 import type { FileChange, FileRow, IndexPart } from './tables/fileChange';
 import { FullTextIndex, fullTextSchema } from './tables/fullTextIndex';
 
 export { bm25, bm25GroupedWithIdf, bm25Idf, bm25WithIdf } from './tables/bm25';
 export type { FileChange, FileRow, NewSnippet, SnippetRow, SymbolRow } from './tables/fileChange';
-export type { ProjectState } from './tables/fileCatalog';
+export type { ProjectState, StoredExclusion } from './tables/fileCatalog';
 
 /**
  * Bumped whenever the tables change, or the exclusion rules widen (3: more secret formats and
  * secretlint; 4: the compact schema, integer file and chunk ids, hashes as bytes, each path and
  * each declaration stored once; 5: a file's full-text terms in one deflated blob, its hash once
  * for its chunks, chunk and symbol ids computed instead of stored; 6: that blob names only its
- * first chunk's docid), so rows admitted by older rules go; an older file is discarded and rebuilt, never migrated.
+ * first chunk's docid; 7: an exclusion read from a file's bytes keeps the file's size and mtime,
+ * so an unchanged excluded file is not read again), so rows admitted by older rules go; an
+ * older file is discarded and rebuilt, never migrated. A change of the content rules (which
+ * verdicts kept that way depend on) bumps it too.
  */
-export const schemaVersion = 6;
+export const schemaVersion = 7;
 
 /**
  * The meta row that marks a SQLite file as a Project Knowledge index, so `--db` replaces only
@@ -171,7 +175,9 @@ export class IndexStore {
       await sweepAtOpen(dbPath, ports);
       if (db) {
         try {
-          checkIntegrity(db);
+          checkTables(db);
+          // A file whose last save completed and that nothing wrote since is as that save left it.
+          if (!persistence || !isSealed(identity, saveGeneration(db))) checkIntegrity(db);
           const version = metaValue(db, 'schema_version');
           if (version !== String(schemaVersion)) throw new Error(`schema version ${String(version)} is not ${schemaVersion}`);
           const storedRoot = metaValue(db, 'root');
@@ -259,7 +265,7 @@ export class IndexStore {
     this.db.transaction(() => this.catalog.writeFile(file));
   }
 
-  replaceExclusions(exclusions: Array<{ path: string; reason: ExclusionReason; detail?: string }>): void {
+  replaceExclusions(exclusions: StoredExclusion[]): void {
     // Unchanged exclusions are not rewritten, so a sync that changed nothing leaves the store clean.
     if (!this.catalog.exclusionsDiffer(exclusions)) return;
     this.db.transaction(() => this.catalog.writeExclusions(exclusions));
@@ -330,6 +336,7 @@ export class IndexStore {
     const persistence = this.persistence;
     // Whole exports (only where sql.js's file calls are unknown) are taken before the lock.
     if (persistence) nextGeneration(this.db.connection);
+    const generation = saveGeneration(this.db.connection);
     const bytes = persistence ? undefined : this.db.exportBytes();
     await pauseForTests('before-lock');
     const written = await withLock(dbPath, { timeoutMs: this.lockTimeoutMs, log: this.ports.log }, async (lock) => {
@@ -338,8 +345,10 @@ export class IndexStore {
       await persistence?.recover(dbPath);
       // Checked again under the lock: no other writer can rename between this check and ours.
       if ((await currentIdentity(dbPath)) !== this.diskIdentity) return false;
-      if (persistence) this.lastSave = await persistence.save(dbPath, this.diskIdentity, lock);
-      else await writeDatabaseFile(dbPath, bytes as Uint8Array, lock, this.ports.databaseFiles);
+      if (persistence) {
+        this.lastSave = await persistence.save(dbPath, this.diskIdentity, lock);
+        await sealFile(dbPath, generation);
+      } else await writeDatabaseFile(dbPath, bytes as Uint8Array, lock, this.ports.databaseFiles);
       this.diskIdentity = await currentIdentity(dbPath);
       return true;
     });
@@ -374,8 +383,11 @@ export class IndexStore {
     this.db.markChanged();
   }
 
-  /** Written pages held in memory and bytes moved through the spill file (undefined: the whole file is in sql.js's memory). */
-  get paging(): { residentBytes: number; spillWrites: number; spillReads: number } | undefined {
+  /**
+   * Written pages held in memory, bytes moved through the spill file and bytes read from the
+   * database file (undefined: the whole file is in sql.js's memory).
+   */
+  get paging(): { residentBytes: number; spillWrites: number; spillReads: number; baseReads: number } | undefined {
     return this.persistence?.file.residency;
   }
 
@@ -383,6 +395,12 @@ export class IndexStore {
   get database(): SqlDatabase {
     return this.db.connection;
   }
+}
+
+/** The save generation in the database header (`PRAGMA user_version`, see `nextGeneration`). */
+function saveGeneration(db: SqlDatabase): number {
+  const value = db.exec('PRAGMA user_version')[0]?.values[0]?.[0];
+  return typeof value === 'number' ? value : 0;
 }
 
 /** One meta value, or undefined. */
@@ -432,14 +450,18 @@ async function sweepAtOpen(dbPath: string, ports: EnginePorts): Promise<void> {
   }
 }
 
+/** The tables every index has; a file without them is not one this build can use. */
+function checkTables(db: SqlDatabase): void {
+  const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0]?.values.map((row) => row[0] as string) ?? [];
+  if (!tables.includes('meta') || !tables.includes('search_index_segdir')) throw new Error('required tables are missing');
+}
+
 /**
  * One `quick_check` pass over the whole file (b-trees, shadow tables included). FTS4's own
  * content check is the one message tolerated: it re-tokenizes `search_terms`, which by design
  * holds rows only while they are being deleted, so it always reports a mismatch.
  */
 function checkIntegrity(db: SqlDatabase): void {
-  const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0]?.values.map((row) => row[0] as string) ?? [];
-  if (!tables.includes('meta') || !tables.includes('search_index_segdir')) throw new Error('required tables are missing');
   const problems = (db.exec('PRAGMA quick_check')[0]?.values ?? [])
     .map((row) => String(row[0]))
     .filter((message) => message !== 'ok' && message !== 'malformed inverted index for FTS4 table main.search_index');

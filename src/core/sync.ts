@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { discover, type Exclusion } from './discovery';
+import { discover } from './discovery';
 import { sniffContent } from './exclusion/contentRules';
 import type { ExclusionReason } from './exclusion/reasons';
 import { findSecretlintSecret } from './exclusion/secretlintLayer';
@@ -11,7 +11,7 @@ import type { AnalysisContext, FileAnalysis, FileRows } from './fileAnalysis';
 import { readFileBytes } from './liveFile';
 import type { FileStat } from './ports';
 import { embedIndexedChunks, fillMissingEmbeddings } from './retrieval/vectors';
-import type { FileRow, NewSnippet, SymbolRow } from './store';
+import type { FileRow, NewSnippet, StoredExclusion, SymbolRow } from './store';
 import type { SyncContext } from './syncContext';
 import { packFileTerms } from './termCodes';
 import { chunkTerms, estimateTokens, lineOwners, ownText, splitLines, type ChunkTerms } from './tokens';
@@ -28,7 +28,12 @@ const maxLookahead = 256;
 /** A file opened (and, by the pool, maybe analyzed) before its turn, or the error opening it raised. */
 type Examined = { opened: OpenedFile; analysis?: FileAnalysis } | { error: unknown };
 
-/** Re-indexed plus removed files from which a sync merges the full-text index afterwards. */
+/**
+ * Re-indexed plus removed files from which a sync merges the full-text index afterwards: at
+ * least this many and half the files indexed before. The merge rewrites the whole index (a
+ * third of a 200-file checkout's sync on a 1,400-file project); a smaller change adds a few
+ * small segments, which FTS4 merges on its own as they accumulate (16 to a level).
+ */
 const optimizeThreshold = 200;
 
 export interface SyncProgress {
@@ -56,7 +61,8 @@ export interface SyncReport {
 
 export type FileOutcome =
   | { kind: 'indexed'; file: FileRow; reindexed: boolean; bytes: number }
-  | { kind: 'excluded'; reason: ExclusionReason; detail?: string }
+  /** `stat`: set when the verdict came from the file's bytes, which it then stands for while they stay the same size and mtime. */
+  | { kind: 'excluded'; reason: ExclusionReason; detail?: string; stat?: FileStat }
   | { kind: 'vanished' };
 
 // Re-exported for the callers that knew them here; they live in modules of their own.
@@ -203,12 +209,17 @@ export async function analyzeFile(
 type OpenedFile =
   | { kind: 'bytes'; stat: FileStat; bytes: Uint8Array; existing: FileRow | undefined }
   | { kind: 'unchanged'; existing: FileRow }
-  | { kind: 'excluded'; reason: ExclusionReason; detail?: string }
+  | { kind: 'excluded'; reason: ExclusionReason; detail?: string; stat?: FileStat }
   | { kind: 'vanished' };
 
 /** The stat comparison and the read of `syncFile`; it writes nothing, so the parse pool can run it ahead. */
-function openFile(context: SyncContext, relativePath: string, knownStat: FileStat | undefined, force: boolean): OpenedFile {
-  const existing = context.store.catalog.file(relativePath);
+function openFile(
+  context: SyncContext,
+  relativePath: string,
+  knownStat: FileStat | undefined,
+  force: boolean,
+  existing = context.store.catalog.file(relativePath),
+): OpenedFile {
   if (existing && knownStat && !force && existing.bytes === knownStat.size && existing.mtimeMs === knownStat.mtimeMs) {
     return { kind: 'unchanged', existing };
   }
@@ -238,7 +249,7 @@ function applyAnalysis(
   }
   if (opened.kind !== 'bytes') return opened;
   if (!analysis) throw new Error(`no analysis of ${relativePath}`);
-  if (analysis.kind === 'excluded') return analysis;
+  if (analysis.kind === 'excluded') return { ...analysis, stat: opened.stat };
   const { stat, existing } = opened;
   const base = {
     path: relativePath,
@@ -366,7 +377,7 @@ export async function syncProject(
   const discovery = await discover(context.root, options.bounds, options.excludeGlobs, options.useGit, ports);
   const gitState = await readGitState(discovery.root, discovery.gitRoot, ports);
   const changed = new Set(gitState.changedPaths);
-  const exclusions: Exclusion[] = [...discovery.exclusions];
+  const exclusions: StoredExclusion[] = [...discovery.exclusions];
   const boundNotes = [...discovery.boundNotes];
   const errors: string[] = [];
   const previous = store.catalog.files();
@@ -383,10 +394,22 @@ export async function syncProject(
   let boundHit: 'files' | 'bytes' | undefined;
   const total = discovery.candidates.length;
   const batchSize = 250;
+  // Verdicts read from the bytes of files left out, which stand while a file keeps its size and mtime.
+  const excludedBefore = new Map(
+    force
+      ? []
+      : store.catalog.storedExclusions().flatMap((exclusion) => (exclusion.bytes === undefined ? [] : [[exclusion.path, exclusion]])),
+  );
+  const keptVerdict = (index: number): StoredExclusion | undefined => {
+    const { path: candidatePath, stat } = discovery.candidates[index];
+    const verdict = excludedBefore.get(candidatePath);
+    return verdict && verdict.bytes === stat.size && verdict.mtimeMs === stat.mtimeMs && !previous.has(candidatePath) ? verdict : undefined;
+  };
   const needsRead = (index: number): boolean => {
     const { path: candidatePath, stat } = discovery.candidates[index];
     const before = previous.get(candidatePath);
-    return force || !before || before.mtimeMs !== stat.mtimeMs || before.bytes !== stat.size;
+    if (!before) return force || keptVerdict(index) === undefined;
+    return force || before.mtimeMs !== stat.mtimeMs || before.bytes !== stat.size;
   };
   // A handful of files parse here faster than worker threads start, so only larger syncs use the pool.
   let toRead = 0;
@@ -398,8 +421,11 @@ export async function syncProject(
   const ahead = new Map<number, Promise<Examined>>();
   const examine = async (index: number, pooled: boolean): Promise<Examined> => {
     const candidate = discovery.candidates[index];
+    const verdict = keptVerdict(index);
+    if (verdict) return { opened: { kind: 'excluded', reason: verdict.reason, detail: verdict.detail, stat: candidate.stat } };
     try {
-      const opened = openFile(context, candidate.path, candidate.stat, force);
+      // The rows read at the start are the stored ones: each path is written only at its own turn.
+      const opened = openFile(context, candidate.path, candidate.stat, force, previous.get(candidate.path));
       if (opened.kind !== 'bytes' || !analyzer || !pooled) return { opened };
       return { opened, analysis: await analyzer.analyze(candidate.path, opened.bytes, opened.existing?.sha256, force) };
     } catch (error) {
@@ -482,7 +508,8 @@ export async function syncProject(
       if (outcome.reindexed) reindexed++;
       else unchanged++;
     } else if (outcome.kind === 'excluded') {
-      exclusions.push({ path: candidate.path, reason: outcome.reason, detail: outcome.detail });
+      const { stat } = outcome;
+      exclusions.push({ path: candidate.path, reason: outcome.reason, detail: outcome.detail, bytes: stat?.size, mtimeMs: stat?.mtimeMs });
     }
   };
   // Files are committed in batches (each file still atomic on its own, see IndexStore.batch).
@@ -509,7 +536,7 @@ export async function syncProject(
     store.replaceExclusions(exclusions);
   });
   // Large changes leave many index segments; merging them keeps the file small and queries fast.
-  if (reindexed + removed >= optimizeThreshold) store.search.optimize();
+  if (reindexed + removed >= Math.max(optimizeThreshold, previous.size / 2)) store.search.optimize();
   // The common words' counts stop being kept during a large change; they are built again here.
   store.search.refreshCommonTerms();
   if (options.semantic) await fillMissingEmbeddings(context);

@@ -26,7 +26,7 @@ export function decodeWords(codes: Uint8Array, vocabulary: string[]): string {
   return words.join(' ');
 }
 
-/** Decodes SQLite's varint list (as in FTS4 docsize blobs). */
+/** Decodes FTS4's varint list (docsize and totals blobs: seven bits a byte, the lowest first). */
 export function readVarints(blob: Uint8Array): number[] {
   const values: number[] = [];
   let value = 0;
@@ -42,6 +42,13 @@ export function readVarints(blob: Uint8Array): number[] {
     }
   }
   return values;
+}
+
+/** Encodes `values` as the varint list `readVarints` decodes (FTS4's: seven bits a byte, the lowest first). */
+export function writeVarints(values: readonly number[]): Uint8Array {
+  const bytes: number[] = [];
+  for (const value of values) pushVarint(bytes, value);
+  return Uint8Array.from(bytes);
 }
 
 /** One file's full-text terms: its vocabulary and, per chunk (by docid), the positions of its words and identifier parts. */

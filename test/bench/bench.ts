@@ -7,7 +7,8 @@
  *   node dist/bench.js [--large] [--files N] [--n N] [--grep-n N] [--seed N] [--real DIR]
  *                      [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--index-only]
  *                      [--cache DIR] [--keep-db] [--skip-mcp] [--skip-child] [--child-only]
- *                      [--parse-workers N] [--checkout REF_A..REF_B]
+ *                      [--parse-workers N] [--checkout REF_A..REF_B] [--checkout-cli FILE] [--checkout-rounds N]
+ *                      [--checkout-workers LIST]
  */
 import * as fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -58,6 +59,12 @@ interface Args {
   parseWorkers: number | undefined;
   /** With `--real DIR` (a git repository): `pk index` after checking out the second ref over an index of the first. */
   checkout: [string, string] | undefined;
+  /** Other builds' `cli.js` measured in the same checkout pass (`--checkout-cli FILE`, repeatable). */
+  checkoutClis: string[];
+  /** Checkout rounds (second ref, then back to the first) per build and worker setting. */
+  checkoutRounds: number;
+  /** `PK_PARSE_WORKERS` settings of the checkout runs (`default` leaves it unset). */
+  checkoutWorkers: string[];
   /** A file the ranked results of every search query are written to (one JSON line per query), to compare two builds. */
   dumpResults: string | undefined;
   /** A file the CPU profile of the search section alone is written to (a `.cpuprofile`, as `node --cpu-prof` writes). */
@@ -89,6 +96,9 @@ function parseArgs(argv: string[]): Args {
     dbDirectory: undefined,
     parseWorkers: undefined,
     checkout: undefined,
+    checkoutClis: [],
+    checkoutRounds: 1,
+    checkoutWorkers: ['default', '0'],
     dumpResults: undefined,
     profileSearch: undefined,
     searchOnly: false,
@@ -167,6 +177,19 @@ function parseArgs(argv: string[]): Args {
         args.checkout = [refs[0], refs[1]];
         break;
       }
+      case '--checkout-cli':
+        args.checkoutClis.push(path.resolve(argv[++i] ?? ''));
+        break;
+      case '--checkout-rounds':
+        args.checkoutRounds = number(flag, argv[++i]);
+        break;
+      case '--checkout-workers': {
+        const settings = (argv[++i] ?? '').split(',').filter(Boolean);
+        if (settings.length === 0 || settings.some((setting) => setting !== 'default' && !/^\d+$/.test(setting)))
+          throw new Error('--checkout-workers needs a list such as default,0');
+        args.checkoutWorkers = settings;
+        break;
+      }
       case '--db':
         args.dbDirectory = path.resolve(argv[++i] ?? '.');
         break;
@@ -183,7 +206,7 @@ function parseArgs(argv: string[]): Args {
       case '--help':
       case '-h':
         console.log(
-          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--skip-child] [--child-only] [--index-only] [--cache DIR] [--keep-db] [--db DIR] [--parse-workers N] [--checkout REF_A..REF_B] [--dump-results FILE] [--profile-search FILE] [--search-only]',
+          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--skip-child] [--child-only] [--index-only] [--cache DIR] [--keep-db] [--db DIR] [--parse-workers N] [--checkout REF_A..REF_B] [--checkout-cli FILE] [--checkout-rounds N] [--checkout-workers LIST] [--dump-results FILE] [--profile-search FILE] [--search-only]',
         );
         process.exit(0);
         break;
@@ -1192,7 +1215,12 @@ async function main(): Promise<void> {
   let checkout: CheckoutFigures | undefined;
   if (args.checkout && args.real) {
     try {
-      checkout = checkoutBench(path.resolve(args.real), args.checkout, path.join(repoRoot, 'dist', 'cli.js'), log);
+      checkout = checkoutBench(
+        path.resolve(args.real),
+        args.checkout,
+        { clis: [path.join(repoRoot, 'dist', 'cli.js'), ...args.checkoutClis], rounds: args.checkoutRounds, workers: args.checkoutWorkers },
+        log,
+      );
     } catch (error) {
       log(`[checkout] failed: ${errorLine(error)}`);
     }

@@ -76,6 +76,28 @@ describe('common word counts', () => {
     await engine.close();
   });
 
+  test('a change of a third of the files keeps them, exact, without a rebuild', async () => {
+    const many: Record<string, string> = {};
+    for (let index = 1; index <= 60; index++)
+      many[`src/ledger_${index % 5}/entry${index}.py`] =
+        `def post_entry_${index}(ledger):\n    """Posts wombat entries to ledger ${index % 7}."""\n    return ledger.post(${index})\n`;
+    const fixture = project(many);
+    const engine = await openEngine(fixture.root);
+    await engine.sync();
+    engine.store.search.refreshCommonTerms(1);
+    const built = [...indexCounts(engine).keys()];
+    for (let index = 1; index <= 20; index++)
+      fixture.write(`src/ledger_${index % 5}/entry${index}.py`, `def void_entry_${index}(ledger):\n    return ledger.void(${index % 3})\n`);
+    await engine.sync();
+    // A rebuild would have used the default floor, under which no word of this project is common.
+    assert.equal(engine.store.search.commonTermsStale, false);
+    const truth = indexCounts(engine);
+    const stored = engine.store.search.commonTermCounts(built);
+    assert.deepEqual([...stored.keys()].sort(), [...built].sort(), 'kept, not rebuilt');
+    for (const [term, perColumn] of stored) assert.deepEqual(perColumn, truth.get(term) ?? [0, 0, 0], term);
+    await engine.close();
+  });
+
   test('counts stay exact for rows with accents, other scripts, digits and punctuation', async () => {
     const fixture = project(files());
     const engine = await openEngine(fixture.root);

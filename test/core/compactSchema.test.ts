@@ -194,7 +194,7 @@ describe('compact schema', () => {
     expect('DELETE FROM project_symbols WHERE file_id = ?', 'project_symbols_file');
     expect('DELETE FROM derived_embeddings WHERE file_id = ?', 'PRIMARY KEY (file_id=?)');
     expect('SELECT terms FROM search_vocabulary WHERE file_id = ?', 'INTEGER PRIMARY KEY');
-    expect('SELECT size FROM search_index_docsize WHERE docid = ?', 'INTEGER PRIMARY KEY');
+    expect('SELECT docid, size FROM search_index_docsize WHERE docid BETWEEN ? AND ?', 'INTEGER PRIMARY KEY (rowid>? AND rowid<?)');
     const byName = [...statements].filter((sql) =>
       /FROM project_symbols s JOIN project_chunk_hashes h ON h\.file_id = s\.file_id WHERE s\.(?:name|qualified_name) = \?/.test(sql),
     );

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { ProjectEngine } from '../../src/core/engine';
 import { nodePorts, readWhole, type EnginePorts } from '../../src/core/ports';
 import { loadSqlite } from '../../src/core/sqlite';
-import { fixtureFactory, numberedLines, openEngine, recordingPorts, tempFile } from './fixtures';
+import { fixtureFactory, numberedLines, openEngine, recordingPorts, structuralParsers, tempFile } from './fixtures';
 
 const fixture = fixtureFactory();
 
@@ -71,6 +71,28 @@ describe('text windows', () => {
     await second.close();
   });
 });
+
+/** FTS4's own entry counts of every word (`fts4aux`): what the index holds, whatever docids it gave the rows. */
+function indexEntries(engine: ProjectEngine): string[] {
+  const db = engine.store.database;
+  db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.test_entries USING fts4aux(main, search_index)');
+  return (db.exec('SELECT term, col, documents, occurrences FROM temp.test_entries ORDER BY term, col')[0]?.values ?? []).map((row) =>
+    row.join(' '),
+  );
+}
+
+/** A Python module of `count` functions and a class, its words drawn from `seed`. */
+function pythonModule(seed: number, count: number, shift = 0): string {
+  const header = Array.from({ length: shift }, (_, line) => `# note ${seed} ${line}: the ledger moved`).join('\n');
+  const functions = Array.from(
+    { length: count },
+    (_, index) =>
+      `def post_entry_${seed}_${index}(ledger, amount=${index}):\n    """Posts entry ${index} of batch ${seed} to the ledger."""\n` +
+      `    total = ledger.balance + amount * ${seed % 7}\n    ledger.post(total, "entry ${seed} ${index}")\n    return total\n`,
+  );
+  const audit = `class Audit${seed}:\n    def check(self, ledger):\n        return ledger.balance > ${seed}\n`;
+  return `${header}\n${functions.join('\n')}\n${audit}`;
+}
 
 describe('incremental sync', () => {
   test('only the changed file is re-read; its old rows go stale, others keep their ids', async () => {
@@ -161,6 +183,75 @@ describe('incremental sync', () => {
     assert.deepEqual(searchTotals(incremental), searchTotals(clean));
     await incremental.close();
     await clean.close();
+  });
+
+  test('after a checkout-sized change the full-text index holds exactly the entries of a clean rebuild', async () => {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 80; index++) files[`pkg/mod${index}.py`] = pythonModule(index, 6 + (index % 5));
+    const project = fixture(files);
+    const parsers = structuralParsers();
+    const incremental = await openEngine(project.root, { parsers });
+    await incremental.sync();
+    // Edits that shift lines, change words or shrink files, deletions and new files: a checkout's mix.
+    for (let index = 0; index < 80; index += 2) project.edit(`pkg/mod${index}.py`, pythonModule(index + 1000, 3 + (index % 7), index % 4));
+    for (let index = 1; index < 20; index += 4) project.remove(`pkg/mod${index}.py`);
+    for (let index = 80; index < 90; index++) project.write(`pkg/mod${index}.py`, pythonModule(index, 4));
+    const report = await incremental.sync();
+    assert.equal(report.reindexed, 50);
+    assert.equal(report.removed, 5);
+    const clean = await openEngine(project.root, { parsers });
+    await clean.sync({ full: true });
+    assert.deepEqual(currentRows(incremental), currentRows(clean));
+    assert.deepEqual(incremental.store.chunks.symbols(), clean.store.chunks.symbols());
+    assert.deepEqual(searchTotals(incremental), searchTotals(clean));
+    const entries = indexEntries(incremental);
+    assert.ok(entries.length > 500, `${entries.length} index entries`);
+    assert.deepEqual(entries, indexEntries(clean));
+    const query = 'posts entry ledger balance';
+    assert.deepEqual(
+      (await incremental.search(query)).results.map((result) => [result.path, result.startLine]),
+      (await clean.search(query)).results.map((result) => [result.path, result.startLine]),
+    );
+    await incremental.close();
+    await clean.close();
+  });
+
+  test('a file left out for its bytes is not read again while its size and mtime stay; changed, it is judged again', async () => {
+    const project = fixture({ 'a.ts': 'export const a = 1;\n', 'data.txt': 'binary\0\0\0\0 content\n', 'blank.md': '   \n' });
+    const reads: string[] = [];
+    const base = nodePorts();
+    const ports: EnginePorts = {
+      ...base,
+      fs: {
+        ...base.fs,
+        readFileBlocking(root, relativePath, maxBytes) {
+          // Discovery reads the ignore files; the project's own files are what this counts.
+          if (!relativePath.startsWith('.')) reads.push(relativePath);
+          return base.fs.readFileBlocking(root, relativePath, maxBytes);
+        },
+      },
+    };
+    const engine = await openEngine(project.root, { ports });
+    await engine.sync();
+    const reasons = () =>
+      Object.fromEntries(engine.store.catalog.storedExclusions().map((exclusion) => [exclusion.path, exclusion.reason]));
+    assert.deepEqual(reasons(), { 'blank.md': 'empty', 'data.txt': 'binary-content' });
+    assert.deepEqual(reads.sort(), ['a.ts', 'blank.md', 'data.txt']);
+    reads.length = 0;
+    const again = await engine.sync();
+    assert.deepEqual(reads, [], 'nothing is read');
+    assert.equal(again.excluded, 2);
+    assert.deepEqual(reasons(), { 'blank.md': 'empty', 'data.txt': 'binary-content' });
+    project.edit('data.txt', 'now it is text\n');
+    await engine.sync();
+    assert.deepEqual(reads, ['data.txt']);
+    assert.deepEqual(reasons(), { 'blank.md': 'empty' });
+    assert.equal((await engine.search('now it is text')).results[0]?.path, 'data.txt');
+    // A full rebuild reads everything, the files left out included.
+    reads.length = 0;
+    await engine.sync({ full: true });
+    assert.deepEqual(reads.sort(), ['a.ts', 'blank.md', 'data.txt']);
+    await engine.close();
   });
 
   test('git state: branch, HEAD, dirty, changed paths and tracked/modified per file', async () => {

@@ -72,6 +72,8 @@ export class BlockStore {
   /** Bytes moved to and from the spill file since the store was made (for the benchmark). */
   spillWrites = 0;
   spillReads = 0;
+  /** Bytes read from the database file on disk since the store was made (for tests and the benchmark). */
+  baseReads = 0;
 
   constructor(private readonly options: BlockStoreOptions) {
     this.budgetBlocks = Math.max(minimumBudgetBlocks, Math.floor(options.residentBytes / blockBytes));
@@ -117,6 +119,7 @@ export class BlockStore {
       } else if (position < this.baseLimit && this.base) {
         const got = readFully(this.base.fd, target, into, count, position);
         if (got < count) throw new Error(`the database file ended at ${position + got} of ${this.baseLimit} bytes`);
+        this.baseReads += count;
         readBase = true;
       } else {
         target.fill(0, into, into + count);

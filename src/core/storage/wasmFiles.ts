@@ -350,8 +350,13 @@ export class MemoryFile {
   }
 
   /** Bytes of written blocks in memory, and moved to and from the spill file (for the benchmark). */
-  get residency(): { residentBytes: number; spillWrites: number; spillReads: number } {
-    return { residentBytes: this.store.residentBytes, spillWrites: this.store.spillWrites, spillReads: this.store.spillReads };
+  get residency(): { residentBytes: number; spillWrites: number; spillReads: number; baseReads: number } {
+    return {
+      residentBytes: this.store.residentBytes,
+      spillWrites: this.store.spillWrites,
+      spillReads: this.store.spillReads,
+      baseReads: this.store.baseReads,
+    };
   }
 
   /** Copies `length` bytes from `offset` into a new buffer. */

@@ -304,7 +304,7 @@ export class ChunkTable implements IndexPart {
     // A file new to the index has no rows here (its id's rows left with the file that had it), so it only inserts.
     const stored = change.known ? this.db.one('SELECT current FROM project_chunk_hashes WHERE file_id = ?', [fileId])?.[0] : undefined;
     const sameBytes = stored instanceof Uint8Array && typeof hash !== 'string' && Buffer.from(stored).equals(hash);
-    const hadCurrent = change.known && this.currentIds(fileId).length > 0;
+    const hadCurrent = change.known && change.retiredChunkIds.length > 0;
     if (change.known) {
       this.db.run('DELETE FROM project_snippets WHERE file_id = ? AND stale = 1', [fileId]);
       // Re-indexing the same bytes (a forced rebuild) yields the same ids: those rows are replaced, not kept stale.
@@ -318,20 +318,37 @@ export class ChunkTable implements IndexPart {
       hash,
       !sameBytes && hadCurrent && stored instanceof Uint8Array ? stored : null,
     ]);
+    // The ids SQLite would choose (one past the largest), given here rather than asked for
+    // after each row: a re-index writes tens of thousands of rows, and each question is a statement.
     const symbolIds = new Map<string, number>();
+    let symbolId = change.symbols.length > 0 ? this.largestId('project_symbols') : 0;
     for (const symbol of change.symbols) {
+      symbolId++;
       this.db.run(
-        'INSERT INTO project_symbols(file_id, name, qualified_name, kind, start_line, end_line, signature, parent) VALUES (?,?,?,?,?,?,?,?)',
-        [fileId, symbol.name, symbol.qualifiedName, symbol.kind, symbol.startLine, symbol.endLine, symbol.signature, symbol.parent],
+        'INSERT INTO project_symbols(id, file_id, name, qualified_name, kind, start_line, end_line, signature, parent) VALUES (?,?,?,?,?,?,?,?,?)',
+        [
+          symbolId,
+          fileId,
+          symbol.name,
+          symbol.qualifiedName,
+          symbol.kind,
+          symbol.startLine,
+          symbol.endLine,
+          symbol.signature,
+          symbol.parent,
+        ],
       );
-      symbolIds.set(symbol.symbolId, this.db.lastInsertRowid());
+      symbolIds.set(symbol.symbolId, symbolId);
     }
+    let chunkId = change.snippets.length > 0 ? this.largestId('project_snippets') : 0;
     change.chunkIds = change.snippets.map((snippet) => {
       const format = this.formatId(snippet);
+      chunkId++;
       this.db.run(
-        `INSERT INTO project_snippets(file_id, stale, start_line, end_line, tokens, format, symbol, imports, refs)
-         VALUES (?,0,?,?,?,?,?,?,?)`,
+        `INSERT INTO project_snippets(id, file_id, stale, start_line, end_line, tokens, format, symbol, imports, refs)
+         VALUES (?,?,0,?,?,?,?,?,?,?)`,
         [
+          chunkId,
           fileId,
           snippet.startLine,
           snippet.endLine,
@@ -342,8 +359,13 @@ export class ChunkTable implements IndexPart {
           referencesToStored(snippet.refs),
         ],
       );
-      return this.db.lastInsertRowid();
+      return chunkId;
     });
+  }
+
+  /** The largest row id of a table (0 when empty): the one before the id SQLite gives the next row. */
+  private largestId(table: 'project_symbols' | 'project_snippets'): number {
+    return Number(this.db.one(`SELECT max(id) FROM ${table}`)?.[0] ?? 0);
   }
 
   removeFile(change: FileChange): void {

@@ -31,7 +31,8 @@ CREATE TABLE project_files(
   id INTEGER PRIMARY KEY, path TEXT NOT NULL, sha256 BLOB NOT NULL, bytes INTEGER NOT NULL, mtime_ms INTEGER NOT NULL,
   language TEXT NOT NULL, git_head BLOB, tracked INTEGER NOT NULL, modified INTEGER NOT NULL,
   parser TEXT NOT NULL, parser_reason TEXT, indexed_at INTEGER NOT NULL);
-CREATE TABLE project_exclusions(path TEXT PRIMARY KEY, reason TEXT NOT NULL, detail TEXT) WITHOUT ROWID;
+CREATE TABLE project_exclusions(
+  path TEXT PRIMARY KEY, reason TEXT NOT NULL, detail TEXT, bytes INTEGER, mtime_ms INTEGER) WITHOUT ROWID;
 `;
 
 const fileColumns = 'path, sha256, bytes, mtime_ms, language, git_head, tracked, modified, parser, parser_reason, indexed_at';
@@ -58,6 +59,24 @@ const maxCachedRows = 16_384;
 /** `text` for a LIKE pattern with `ESCAPE '\'`: its `%`, `_` and `\` match themselves. */
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, '\\$&');
+}
+
+/**
+ * A path left out, and why. `bytes` and `mtimeMs` are set when the verdict was read from the
+ * file's bytes (binary, secret, empty, ...): while its size and mtime stay the same, so does the
+ * verdict, and the file is not read again (as an indexed file is not).
+ */
+export interface StoredExclusion {
+  path: string;
+  reason: ExclusionReason;
+  detail?: string;
+  bytes?: number;
+  mtimeMs?: number;
+}
+
+/** One exclusion as `exclusionsDiffer` compares them. */
+function exclusionKey(exclusion: StoredExclusion): string {
+  return [exclusion.path, exclusion.reason, exclusion.detail ?? '', exclusion.bytes ?? '', exclusion.mtimeMs ?? ''].join('\0');
 }
 
 /** The files part: which files are indexed (hash, size, mtime, git state, parser), which are left out and why, and the project's state row. */
@@ -192,24 +211,33 @@ export class FileCatalog implements IndexPart, FileNames {
   }
 
   /** True when `exclusions` differ from the stored ones (so a sync that changed nothing leaves the store clean). */
-  exclusionsDiffer(exclusions: Array<{ path: string; reason: ExclusionReason; detail?: string }>): boolean {
-    const stored = this.db
-      .all('SELECT path, reason, detail FROM project_exclusions ORDER BY path')
-      .map((row) => `${row[0] as string}\0${row[1] as string}\0${(row[2] as string | null) ?? ''}`);
+  exclusionsDiffer(exclusions: StoredExclusion[]): boolean {
+    const stored = this.storedExclusions().map(exclusionKey);
     const unique = new Map(exclusions.map((exclusion) => [exclusion.path, exclusion]));
-    const next = [...unique.values()]
-      .map((exclusion) => `${exclusion.path}\0${exclusion.reason}\0${exclusion.detail ?? ''}`)
-      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const next = [...unique.values()].map(exclusionKey).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     return stored.length !== next.length || stored.some((entry, index) => entry !== next[index]);
   }
 
-  writeExclusions(exclusions: Array<{ path: string; reason: ExclusionReason; detail?: string }>): void {
+  /** Every stored exclusion, by path. */
+  storedExclusions(): StoredExclusion[] {
+    return this.db.all('SELECT path, reason, detail, bytes, mtime_ms FROM project_exclusions ORDER BY path').map((row) => ({
+      path: row[0] as string,
+      reason: row[1] as ExclusionReason,
+      detail: (row[2] as string | null) ?? undefined,
+      bytes: (row[3] as number | null) ?? undefined,
+      mtimeMs: (row[4] as number | null) ?? undefined,
+    }));
+  }
+
+  writeExclusions(exclusions: StoredExclusion[]): void {
     this.db.run('DELETE FROM project_exclusions');
     for (const exclusion of exclusions) {
-      this.db.run('INSERT OR REPLACE INTO project_exclusions(path, reason, detail) VALUES (?,?,?)', [
+      this.db.run('INSERT OR REPLACE INTO project_exclusions(path, reason, detail, bytes, mtime_ms) VALUES (?,?,?,?,?)', [
         exclusion.path,
         exclusion.reason,
         exclusion.detail ?? null,
+        exclusion.bytes ?? null,
+        exclusion.mtimeMs ?? null,
       ]);
     }
   }

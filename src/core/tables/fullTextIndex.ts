@@ -1,7 +1,7 @@
 import { ColumnLengths } from '../columnLengths';
 import { CommonTermCounts, commonTermsSchema, documentCount } from '../commonTerms';
 import { declareRowFunction, withRowFunction, type RowFunction } from '../sqlite';
-import { decodeWords, readVarints, storedFileTerms, unpackFileTerms } from '../termCodes';
+import { decodeWords, readVarints, storedFileTerms, unpackFileTerms, writeVarints } from '../termCodes';
 import { bm25, bm25GroupedWithIdf, bm25WithIdf, fullTextWeights } from './bm25';
 import type { Database } from './database';
 import type { FileChange, IndexPart } from './fileChange';
@@ -26,9 +26,23 @@ interface StagedRow {
   idents: string;
 }
 
+/** A row to delete, with the token counts per column the index holds for it (its docsize row). */
+interface StagedDelete extends StagedRow {
+  tokens: number[];
+}
+
 interface StagedRows {
-  deletes: StagedRow[];
+  deletes: StagedDelete[];
   inserts: StagedRow[];
+}
+
+/**
+ * Text to bind for FTS4 as its UTF-8 bytes (sql.js copies bytes at once, a string it encodes in
+ * JavaScript; FTS4 reads either as the text). An empty text stays a string: sql.js binds an
+ * empty byte array as NULL.
+ */
+function textBytes(text: string): Uint8Array | string {
+  return text.length > 0 ? Buffer.from(text, 'utf8') : '';
 }
 
 /** What the FTS `path` column holds for a file: its path with separators as spaces. */
@@ -106,10 +120,11 @@ export class FullTextIndex implements IndexPart {
   }
 
   /**
-   * Deletes chunks from the full-text index. FTS4 re-tokenizes the stored row to know which
-   * entries to delete and subtracts its token count from the column totals bm25 relies on; the
-   * stored row holds each distinct word once, so it is padded with a filler word up to the
-   * chunk's real token count (from `search_index_docsize`) to keep those totals exact.
+   * Stages a file's chunks for deletion from the full-text index. FTS4 re-tokenizes the stored
+   * row to know which entries to delete; the row holds each distinct word once (all the index
+   * needs to find them), so FTS4 subtracts too few tokens from the column totals bm25 relies
+   * on: the chunk's real token counts (its `search_index_docsize` row, read here) are kept with
+   * it and `writeStaged` sets the totals right afterwards.
    */
   private dropRows(change: FileChange): void {
     const { path } = change;
@@ -117,18 +132,29 @@ export class FullTextIndex implements IndexPart {
     const packed = this.db.one('SELECT terms FROM search_vocabulary WHERE file_id = ?', [change.fileId])?.[0];
     if (!(packed instanceof Uint8Array)) return;
     const { vocabulary, chunks } = unpackFileTerms(packed);
-    for (const chunk of chunks) {
-      const size = this.db.one('SELECT size FROM search_index_docsize WHERE docid = ?', [chunk.docid])?.[0];
-      if (!(size instanceof Uint8Array)) continue;
+    if (chunks.length === 0) return;
+    // A file's chunks have consecutive docids: one range read gives every indexed one's token counts.
+    const sizes = new Map<number, number[]>();
+    for (const row of this.db.all('SELECT docid, size FROM search_index_docsize WHERE docid BETWEEN ? AND ?', [
+      chunks[0].docid,
+      chunks[chunks.length - 1].docid,
+    ]))
+      if (row[1] instanceof Uint8Array) sizes.set(row[0] as number, readVarints(row[1]));
+    const pathText = pathTerms(path);
+    const indexed = chunks.filter((chunk) => sizes.has(chunk.docid));
+    for (const chunk of indexed) {
       const words = decodeWords(chunk.body, vocabulary);
       const identifiers = decodeWords(chunk.idents, vocabulary);
-      const indexedTokens = readVarints(size)[0] ?? 0;
-      const storedTokens = this.commonTerms.tokenCount(words);
-      const body = indexedTokens > storedTokens ? `${words}${' pkpad'.repeat(indexedTokens - storedTokens)}` : words;
-      this.staged.deletes.push({ docid: chunk.docid, body, path: pathTerms(path), idents: identifiers });
+      this.staged.deletes.push({
+        docid: chunk.docid,
+        body: words,
+        path: pathText,
+        idents: identifiers,
+        tokens: sizes.get(chunk.docid) ?? [],
+      });
       this.columnLengths.touch(chunk.docid);
-      this.commonTerms.adjust([words, pathTerms(path), identifiers], -1);
     }
+    this.commonTerms.adjustFile({ vocabulary, chunks: indexed }, pathText, -1);
   }
 
   replaceFile(change: FileChange): void {
@@ -138,18 +164,16 @@ export class FullTextIndex implements IndexPart {
       const docid = change.chunkIds[index];
       this.staged.inserts.push({ docid, body: snippet.indexText, path: pathText, idents: snippet.identifierParts });
       this.columnLengths.touch(docid);
-      this.commonTerms.adjust([snippet.indexText, pathText, snippet.identifierParts], 1);
     });
     // The stored terms name the first docid only: chunk i is first + i.
     if (!change.terms || change.chunkIds.some((docid, index) => docid !== change.chunkIds[0] + index))
       throw new Error(
         `the full-text terms of ${change.path} cannot be stored: ${change.terms ? 'its chunk ids are not consecutive' : 'none given'}`,
       );
-    const packed = change.terms;
-    this.db.run('INSERT OR REPLACE INTO search_vocabulary(file_id, terms) VALUES (?, ?)', [
-      change.fileId,
-      storedFileTerms(change.chunkIds[0] ?? 0, packed),
-    ]);
+    const stored = storedFileTerms(change.chunkIds[0] ?? 0, change.terms);
+    // The new rows' words, as the file's term codes hold them, adjust the common words' counts.
+    if (this.commonTerms.counting && change.snippets.length > 0) this.commonTerms.adjustFile(unpackFileTerms(stored), pathText, 1);
+    this.db.run('INSERT OR REPLACE INTO search_vocabulary(file_id, terms) VALUES (?, ?)', [change.fileId, stored]);
   }
 
   removeFile(change: FileChange): void {
@@ -170,34 +194,59 @@ export class FullTextIndex implements IndexPart {
    * terms in memory until a flush, and it flushes at every savepoint, at a docid lower than the
    * last one it holds, and at each megabyte: written per file, inside each file's savepoint, the
    * 5,000-file bench wrote 5,000 tiny segments and merged them again and again (a third of the
-   * writer's time went to the releases). A body goes in as its UTF-8 bytes, which sql.js copies
-   * at once: FTS4 reads a blob's bytes as the text, and binding a string costs three passes over
-   * it in JavaScript.
+   * writer's time went to the releases). The deletions are one statement: their words go into
+   * `search_terms` (empty otherwise), one ranged DELETE lets FTS4 remove them all, and the
+   * column totals are then set from the deleted rows' real token counts. A body goes in as its
+   * UTF-8 bytes, which sql.js copies at once: FTS4 reads a blob's bytes as the text, and binding
+   * a string costs three passes over it in JavaScript.
    */
   private writeStaged(): void {
     const { deletes, inserts } = this.batchRows;
     this.batchRows = { deletes: [], inserts: [] };
-    deletes.sort((a, b) => a.docid - b.docid);
+    if (deletes.length > 0) this.deleteStaged(deletes);
     inserts.sort((a, b) => a.docid - b.docid);
+    for (const row of inserts) {
+      this.db.run('INSERT INTO search_index(docid, body, path, idents) VALUES (?,?,?,?)', [
+        row.docid,
+        textBytes(row.body),
+        textBytes(row.path),
+        textBytes(row.idents),
+      ]);
+    }
+  }
+
+  private deleteStaged(deletes: StagedDelete[]): void {
+    deletes.sort((a, b) => a.docid - b.docid);
+    const totals = this.storedTotals();
     for (const row of deletes) {
       // The words exist as a row only for this delete: FTS4 reads them to know what to remove.
       this.db.run('INSERT OR REPLACE INTO search_terms(docid, body, path, idents) VALUES (?,?,?,?)', [
         row.docid,
-        row.body,
-        row.path,
-        row.idents,
+        textBytes(row.body),
+        textBytes(row.path),
+        textBytes(row.idents),
       ]);
-      this.db.run('DELETE FROM search_index WHERE docid = ?', [row.docid]);
-      this.db.run('DELETE FROM search_terms WHERE docid = ?', [row.docid]);
+      for (let column = 0; column < totals.length; column++) totals[column] -= row.tokens[column] ?? 0;
     }
-    for (const row of inserts) {
-      this.db.run('INSERT INTO search_index(docid, body, path, idents) VALUES (?,?,?,?)', [
-        row.docid,
-        row.body.length > 0 ? Buffer.from(row.body, 'utf8') : '',
-        row.path,
-        row.idents,
-      ]);
-    }
+    this.db.run('DELETE FROM search_index WHERE docid BETWEEN ? AND ?', [deletes[0].docid, deletes[deletes.length - 1].docid]);
+    this.db.exec('DELETE FROM search_terms');
+    this.setStoredTotals(totals);
+  }
+
+  /** The column token totals of FTS4's totals row (its varints after the row count). */
+  private storedTotals(): number[] {
+    const blob = this.db.one('SELECT value FROM search_index_stat WHERE id = 0')?.[0];
+    const values = blob instanceof Uint8Array ? readVarints(blob) : [];
+    return Array.from({ length: fullTextWeights.length }, (_, column) => values[1 + column] ?? 0);
+  }
+
+  /** Puts `totals` into FTS4's totals row, keeping its row count and byte total. */
+  private setStoredTotals(totals: number[]): void {
+    const blob = this.db.one('SELECT value FROM search_index_stat WHERE id = 0')?.[0];
+    if (!(blob instanceof Uint8Array)) return;
+    const values = readVarints(blob);
+    totals.forEach((total, column) => (values[1 + column] = Math.max(0, total)));
+    this.db.run('UPDATE search_index_stat SET value = ? WHERE id = 0', [writeVarints(values)]);
   }
 
   /** Merges the full-text index into one segment: smaller and faster to query. */
