@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
+import type { CandidateReason } from '../../src/core/retrieval/candidates';
+import { rankFiles, reportEvidenceCeiling } from '../../src/core/retrieval/fileRanking';
 import { maxSnippetsPerFile } from '../../src/core/retrieval/retrieve';
+import type { SnippetRow } from '../../src/core/tables/fileChange';
 import { Fixture, fixtureFactory, openEngine, structuralParsers, tempFile } from './fixtures';
 
 const repository = path.resolve(__dirname, '..', '..', '..');
@@ -10,6 +13,31 @@ const cli = path.join(repository, 'dist', 'cli.js');
 const fixture = fixtureFactory();
 const created: Fixture[] = [];
 after(() => created.forEach((item) => item.cleanup()));
+
+/** A chunk row for the pure file-ranking tests (their path, lines and id are set per candidate). */
+const snippetRow: SnippetRow = {
+  rowid: 1,
+  id: '',
+  path: '',
+  fileHash: 'hash',
+  startLine: 1,
+  endLine: 1,
+  tokens: 20,
+  stale: false,
+  chunkKind: 'declaration',
+  parser: 'tree-sitter',
+  parserVersion: '1',
+  symbolId: null,
+  name: null,
+  kind: null,
+  qualifiedName: null,
+  signature: null,
+  parent: null,
+  symbolStart: null,
+  symbolEnd: null,
+  imports: null,
+  refs: null,
+};
 
 /** One file with many functions about invoices, and several files with one each. */
 function invoices(): Record<string, string> {
@@ -122,6 +150,57 @@ describe('file-level localization (issue 14)', () => {
     for (let index = 1; index < question.length; index++)
       assert.ok(question[index - 1].score >= question[index].score, 'a question keeps its snippets best first');
     await engine.close();
+  });
+
+  test('a fix report: the scope its subject names, code of unknown languages, one colliding declaration', async () => {
+    // The words of the report spread over the fish script; a Go file declares `Close` (the report's
+    // "Close #12") and mentions history once; the changelog repeats the words.
+    const fish = Array.from(
+      { length: 6 },
+      (_, index) => `function __fzf_history_${index}\n  # delete the history entries during search\n  history delete $argv\nend\n`,
+    ).join('\n');
+    const project = fixture({
+      'shell/key-bindings.fish': fish,
+      'src/window.go': 'package tui\n\n// Close ends the window.\nfunc Close() {\n\t// the history of the window\n}\n',
+      'CHANGELOG.md': '# Changes\n\n- delete history entries during search\n- delete history entries during search again\n',
+    });
+    created.push(project);
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
+    await engine.sync();
+    const report = 'fish: delete history entries during search\n\nClose #12';
+    const files = (await engine.search(report, { granularity: 'files' })).files?.map((file) => file.path) ?? [];
+    assert.equal(files[0], 'shell/key-bindings.fish', JSON.stringify(files));
+    // Without the scope the script is still code of a language the index has no parser for, not prose.
+    const unscoped = (await engine.search('delete history entries during search', { granularity: 'files' })).files ?? [];
+    const rank = (file: string) => unscoped.findIndex((ranked) => ranked.path === file);
+    assert.ok(rank('shell/key-bindings.fish') >= 0 && rank('shell/key-bindings.fish') < rank('CHANGELOG.md'), JSON.stringify(unscoped));
+    await engine.close();
+  });
+
+  test('with an evidence ceiling one strong snippet counts no more than the ceiling toward its file; a named path keeps its score', () => {
+    const candidate = (path: string, reason: CandidateReason, score: number, line: number) => ({
+      snippet: { ...snippetRow, path, startLine: line, endLine: line + 2, id: `${path}:${line}` },
+      reason,
+      base: score,
+      matched: 'x',
+      score,
+      modified: false,
+    });
+    const candidates = [
+      candidate('src/named.go', 'exact-symbol', 172, 1),
+      ...[1, 10, 20].map((line) => candidate('src/spread.go', 'full-text', 50, line)),
+    ];
+    const wholeFile = new Map([
+      ['src/named.go', 2],
+      ['src/spread.go', 4],
+    ]);
+    assert.equal(rankFiles(candidates, { wholeFile })[0].path, 'src/named.go', 'unbounded, the collision wins');
+    assert.equal(rankFiles(candidates, { wholeFile, evidenceCeiling: reportEvidenceCeiling })[0].path, 'src/spread.go');
+    const named = [candidate('src/asked.go', 'exact-path', 183, 1), ...candidates.slice(1)];
+    assert.equal(
+      rankFiles(named, { wholeFile: new Map([...wholeFile, ['src/asked.go', 2]]), evidenceCeiling: reportEvidenceCeiling })[0].path,
+      'src/asked.go',
+    );
   });
 
   test('pk search --files prints ranked files with evidence, as text and as JSON', () => {

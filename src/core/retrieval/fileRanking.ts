@@ -35,8 +35,10 @@ const supportWeights = [1, 0.3, 0.1];
 export interface FileRankingOptions {
   /** Whole-file BM25F scores (`scoreFiles`) by path; files missing from it score 0 there. */
   wholeFile?: ReadonlyMap<string, number>;
-  /** A factor per file in 0..1 (test code and prose files the request is not about score less). */
+  /** A factor per file: below 1 for test code and prose the request is not about, above 1 for files in the subject's scope. */
   weight?: (path: string) => number;
+  /** The most one snippet adds to its file's evidence (see `reportEvidenceCeiling`); unbounded when undefined. */
+  evidenceCeiling?: number;
   /** For lookups (a symbol, path or phrase): files whose best candidate's base is at least this go first whatever the fusion says. */
   exactFirstFrom?: number;
 }
@@ -48,6 +50,17 @@ export interface FileRankingOptions {
  * over a file (what a plain BM25 over the tree rewards, and on fix requests often right).
  */
 const evidenceShare = 0.5;
+
+/**
+ * For the file ranking of a report (a fix's message, an issue): the most one snippet counts toward
+ * its file's evidence, between symbol text (65) and a phrase (90). The tiers order snippets for a
+ * lookup, where an exact name wins; for "which file to change" a declaration that merely shares a
+ * word of the request (`Close` of "Close #4848", 170) or a phrase hit (90) says no more than the
+ * request's words spread over a file do. Localization tune split, files mode, replayed over the
+ * captured candidates: Acc@1 +2.8, Acc@5 +2.1 points, no repository worse, flat for ceilings of
+ * 70 to 90. A path the request names (exact path, 180) keeps its full score.
+ */
+export const reportEvidenceCeiling = 80;
 
 /**
  * Groups scored candidates by file, best first. A file's evidence is its best snippet's score
@@ -68,9 +81,14 @@ export function rankFiles<T extends Candidate & { score: number; modified: boole
   }
   const files = [...byPath.entries()].map(([path, list]) => {
     const sorted = [...list].sort((a, b) => b.score - a.score || a.snippet.startLine - b.snippet.startLine);
+    const ceiling = options.evidenceCeiling;
+    const counted = (candidate: T) =>
+      ceiling === undefined || candidate.reason === 'exact-path' ? candidate.score : Math.min(ceiling, candidate.score);
     const evidence = sorted
+      .map(counted)
+      .sort((a, b) => b - a)
       .slice(0, supportWeights.length)
-      .reduce((sum, candidate, index) => sum + supportWeights[index] * Math.max(0, candidate.score), 0);
+      .reduce((sum, value, index) => sum + supportWeights[index] * Math.max(0, value), 0);
     return {
       path,
       evidenceScore: evidence,

@@ -1,0 +1,54 @@
+/**
+ * The component a commit subject or issue title names before its text: the scope of a
+ * conventional commit (`fix(etag): ...`, `feat(jsx/dom)!: ...`), a bare component prefix
+ * (`fish: ...`, `bash: ...`) or a bracketed tag (`[vim] ...`). Projects name these after their
+ * folders, modules and file types, so the files whose path holds the scope's words are where such
+ * a report is usually fixed.
+ */
+
+/** Change types of conventional commits and words of a title that name no component. */
+const notComponents = new Set(
+  `fix fixes fixed feat feature features chore refactor perf docs doc test tests build ci style revert bugfix hotfix
+enhancement improvement wip release bug issue question help proposal rfc breaking deps dependencies security`.split(/\s+/),
+);
+
+/** Prefixes of log and error lines (`error: unknown option`): a message, not a component. */
+const messagePrefixes =
+  /^(?:error|errors|warning|warn|info|debug|trace|fatal|panic|note|hint|exception|traceback|caused|failed|failure|uncaught)$/;
+
+const conventional = /^([A-Za-z][\w-]*)\(([^()\n]{1,40})\)!?:\s+\S/;
+const bare = /^([A-Za-z][\w.-]{0,30}):\s+\S/;
+const bracketed = /^\[([^\]\n]{1,30})\]\s*\S/;
+
+/**
+ * The lower-case words of the subject's scope (`jsx/dom` → `jsx`, `dom`), or undefined when the
+ * first line names none. Only the first line of the request counts.
+ */
+export function subjectScope(text: string): string[] | undefined {
+  const first = text.trimStart().split('\n', 1)[0];
+  let scope: string | undefined;
+  const withType = conventional.exec(first);
+  if (withType) scope = withType[2];
+  else {
+    const tagged = bracketed.exec(first) ?? bare.exec(first);
+    if (tagged && !notComponents.has(tagged[1].toLowerCase())) scope = tagged[1];
+  }
+  if (!scope) return undefined;
+  const words = scope
+    .toLowerCase()
+    .split(/[\s/.,_-]+/)
+    .filter((word) => word.length > 0);
+  if (words.length === 0 || words.length > 4 || messagePrefixes.test(words[0]) || notComponents.has(words.join(' '))) return undefined;
+  return words;
+}
+
+/** Whether every word of `scope` is a segment of `path` (folder names, the file name's parts, its extension). */
+export function pathInScope(path: string, scope: readonly string[]): boolean {
+  const segments = new Set(
+    path
+      .toLowerCase()
+      .split(/[/._-]+/)
+      .filter((segment) => segment.length > 0),
+  );
+  return scope.every((word) => segments.has(word));
+}

@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { pathInScope, subjectScope } from '../../src/core/retrieval/subjectScope';
+
+describe('the component a subject line names (subjectScope)', () => {
+  test('conventional-commit scopes, bare component prefixes and bracketed tags', () => {
+    assert.deepEqual(subjectScope('fix(etag): copy pending stream bytes (#5239)'), ['etag']);
+    assert.deepEqual(subjectScope('feat(jsx/dom)!: execute previous ref cleanup'), ['jsx', 'dom']);
+    assert.deepEqual(subjectScope('fix(secure-headers): keep CSP callbacks scoped'), ['secure', 'headers']);
+    assert.deepEqual(subjectScope('fish: Make CTRL-R work on empty colors\n\nbody: not the subject'), ['fish']);
+    assert.deepEqual(subjectScope('[vim] Move and resize popup window'), ['vim']);
+  });
+
+  test('change types, log prefixes and plain sentences name no component', () => {
+    assert.equal(subjectScope('fix: fix get braces for `deque`'), undefined);
+    assert.equal(subjectScope('Fix: Use system default ProxySelector'), undefined);
+    assert.equal(subjectScope('error: unknown option --frobnicate'), undefined);
+    assert.equal(subjectScope('[Bug] the table renders twice'), undefined);
+    assert.equal(subjectScope('Fix double-width characters disappearing when wrapping'), undefined);
+    assert.equal(subjectScope('see https://example.test/a: it fails'), undefined);
+    assert.equal(subjectScope(''), undefined);
+  });
+
+  test('a path is in scope when every scope word is one of its segments', () => {
+    assert.ok(pathInScope('src/middleware/etag/digest.ts', ['etag']));
+    assert.ok(pathInScope('src/middleware/secure-headers/secure-headers.ts', ['secure', 'headers']));
+    assert.ok(pathInScope('shell/key-bindings.fish', ['fish']));
+    assert.ok(!pathInScope('src/etagged.ts', ['etag']));
+    assert.ok(!pathInScope('src/jsx/render.ts', ['jsx', 'dom']));
+  });
+});
