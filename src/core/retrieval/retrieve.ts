@@ -18,7 +18,7 @@ import { fuseRankings, fusionCeiling, vectorQueryText } from './hybrid';
 import { vectorPool } from './vectors';
 import { rankFiles, type RankedFile } from './fileRanking';
 import { scoreFiles } from './fileScore';
-import { focusSpan, maxWholeSpanLines } from './span';
+import { focusSpan, maxWholeSpanLines, weakerEvidenceShape } from './span';
 import type { Manifest, ManifestEntry } from './manifest';
 
 export interface RetrieveOptions {
@@ -553,6 +553,8 @@ const declarationReasons = new Set<CandidateReason>(['exact-qualified-symbol', '
 
 /** Reasons whose chunk is cut to its matching lines when long: what matched is words or a line, not a named declaration. */
 const focusedReasons = new Set<CandidateReason>(['exact-phrase', 'symbol-text', 'full-text', 'semantic', 'exact-path', 'exact-basename']);
+/** Reasons whose evidence is shared words, not a name or a quoted line: their chunks are cut shorter (`weakerEvidenceShape`). */
+const weakerReasons = new Set<CandidateReason>(['symbol-text', 'full-text', 'semantic']);
 /** Lines kept on each side of the line a path request or stack frame names. */
 const lineHintContext = 6;
 
@@ -571,14 +573,16 @@ function spanOf(
   const barePath = (candidate.reason === 'exact-path' || candidate.reason === 'exact-basename') && !/:\d+$/.test(candidate.matched);
   const member = long && (declarationReasons.has(candidate.reason) || barePath) ? firstMember(snippet) : undefined;
   if (member !== undefined && member > snippet.startLine) return { startLine: snippet.startLine, endLine: member - 1 };
-  if (!focusedReasons.has(candidate.reason) || snippet.endLine - snippet.startLine + 1 <= maxWholeSpanLines) return whole;
+  const shape = weakerReasons.has(candidate.reason) ? weakerEvidenceShape : undefined;
+  const wholeLines = shape?.wholeLines ?? maxWholeSpanLines;
+  if (!focusedReasons.has(candidate.reason) || snippet.endLine - snippet.startLine + 1 <= wholeLines) return whole;
   if (candidate.reason === 'exact-path' || candidate.reason === 'exact-basename') {
     // `a.py:120` or a stack frame: the named line with some context; a bare path keeps the chunk.
     const line = Number(candidate.matched.match(/:(\d+)$/)?.[1] ?? NaN);
     if (!(line >= snippet.startLine && line <= snippet.endLine)) return whole;
     return { startLine: Math.max(snippet.startLine, line - lineHintContext), endLine: Math.min(snippet.endLine, line + lineHintContext) };
   }
-  const focus = focusSpan(lines.slice(snippet.startLine - 1, snippet.endLine), words, candidate.literal);
+  const focus = focusSpan(lines.slice(snippet.startLine - 1, snippet.endLine), words, candidate.literal, shape);
   return focus ? { startLine: snippet.startLine + focus.from, endLine: snippet.startLine + focus.to } : whole;
 }
 
