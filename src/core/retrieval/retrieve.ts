@@ -248,14 +248,16 @@ export async function retrieve(
   const invalidated: ManifestEntry[] = [];
   for (let attempt = 0; ; attempt++) {
     const files = new FileIndex(context.store);
-    const scoreAll = (list: Candidate[]) =>
-      list
+    const scoreAll = (list: Candidate[]) => {
+      files.prefetch(new Set(list.map((candidate) => candidate.snippet.path)));
+      return list
         .map((candidate) => {
           const file = files.get(candidate.snippet.path);
           const modified = file?.modified ?? false;
           return { ...candidate, modified, score: score(candidate, modified, file?.tracked ?? false, demotion) };
         })
         .sort(compareScored);
+    };
     const live = new LiveFiles(context);
     // A pasted text or a file-level request draws on a deeper pool: its answer is often a file many chunks support.
     const poolSize = descriptor.long || filesWanted ? Math.max(256, limit * 16) : Math.max(64, limit * 8);
