@@ -83,6 +83,23 @@ describe('query understanding by shape (issue 14)', () => {
     await engine.close();
   });
 
+  test('once the whole message is found, no weaker snippet rides along; the manifest lists them as cut', async () => {
+    const engine = await openEngine(fixture(collisions()).root, { parsers: structuralParsers() });
+    await engine.sync();
+    const result = await engine.search('Event loop is closed');
+    assert.deepEqual(
+      result.results.map((item) => item.reason),
+      ['exact-phrase'],
+      JSON.stringify(result.results.map((item) => `${item.path}:${item.startLine} ${item.reason}`)),
+    );
+    const cut = result.manifest.entries.filter((entry) => entry.reason === 'low-relevance');
+    assert.ok(
+      cut.length > 0 && cut.every((entry) => entry.matchedBy !== 'exact-phrase'),
+      JSON.stringify(cut.map((entry) => entry.matchedBy)),
+    );
+    await engine.close();
+  });
+
   test('format placeholders (%s, {}, %(name)s) in the source line are tolerated', async () => {
     const engine = await openEngine(fixture(collisions()).root, { parsers: structuralParsers() });
     await engine.sync();
