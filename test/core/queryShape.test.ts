@@ -83,20 +83,16 @@ describe('query understanding by shape (issue 14)', () => {
     await engine.close();
   });
 
-  test('once the whole message is found, no weaker snippet rides along; the manifest lists them as cut', async () => {
+  test('once a sentence-shaped message is found whole, one weaker snippet rides along, not three', async () => {
     const engine = await openEngine(fixture(collisions()).root, { parsers: structuralParsers() });
     await engine.sync();
-    const result = await engine.search('Event loop is closed');
-    assert.deepEqual(
-      result.results.map((item) => item.reason),
-      ['exact-phrase'],
-      JSON.stringify(result.results.map((item) => `${item.path}:${item.startLine} ${item.reason}`)),
-    );
+    const result = await engine.search('the following arguments are required: --name, --port');
+    assert.ok(result.descriptor.natural, 'stopwords make it sentence-shaped');
+    assert.equal(result.results[0]?.reason, 'exact-phrase');
+    const weaker = result.results.filter((item) => item.reason !== 'exact-phrase');
+    assert.ok(weaker.length <= 1, JSON.stringify(result.results.map((item) => `${item.path}:${item.startLine} ${item.reason}`)));
     const cut = result.manifest.entries.filter((entry) => entry.reason === 'low-relevance');
-    assert.ok(
-      cut.length > 0 && cut.every((entry) => entry.matchedBy !== 'exact-phrase'),
-      JSON.stringify(cut.map((entry) => entry.matchedBy)),
-    );
+    assert.ok(cut.length + weaker.length >= 3, `weaker candidates existed: ${cut.length} cut`);
     await engine.close();
   });
 

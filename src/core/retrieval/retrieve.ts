@@ -482,8 +482,9 @@ async function hybridRanking(
 
 /**
  * How many weaker (full-text) snippets may follow literal evidence: one after a lookup, three after
- * a sentence, none after the request's whole literal (on the tune split that saved 2-4% of the
- * tokens per found answer and lost no answer: an error's answer is the line that raises it).
+ * a sentence, but one after a sentence whose whole literal was found (a message typed as it
+ * appears: its answer is the line that raises it; on the tune split this saved 2-3% of the tokens
+ * per found answer and lost no answer).
  */
 const cutAllowance = 1;
 const cutAllowanceNatural = 3;
@@ -515,9 +516,9 @@ export function relevanceCut<T extends Candidate & { score: number }>(
   // A pasted issue or log supports many candidates weakly; cutting by the best one drops the answer (issue 14).
   if (descriptor.long) return { kept: candidates, cut: [] };
   const strong = candidates.some((candidate) => candidate.base >= tierScores['exact-phrase']);
-  // The whole message or quoted phrase, found literally, answers the request: weaker snippets only cost tokens.
+  // The whole message or quoted phrase, found literally, answers the request: more weaker snippets only cost tokens.
   const answered = candidates.some((candidate) => candidate.reason === 'exact-phrase' && candidate.base >= wholePhraseTier);
-  const allowance = answered ? 0 : strong ? (descriptor.natural ? cutAllowanceNatural : cutAllowance) : Infinity;
+  const allowance = strong ? (descriptor.natural && !answered ? cutAllowanceNatural : cutAllowance) : Infinity;
   const bestWeaker = candidates.find((candidate) => candidate.base < tierScores['exact-phrase'])?.score ?? 0;
   const span = descriptor.natural ? questionCutSpan : cutSpan;
   const kept: T[] = [];
