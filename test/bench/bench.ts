@@ -71,6 +71,8 @@ interface Args {
   profileSearch: string | undefined;
   /** Per corpus only the (reused or cold) index and the search section: for A/B runs of search work with `--db`. */
   searchOnly: boolean;
+  /** The search kinds timed (`--kinds long,fullText`); every kind's queries are still built, so a seed gives the same queries. */
+  kinds: string[] | undefined;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -102,6 +104,7 @@ function parseArgs(argv: string[]): Args {
     dumpResults: undefined,
     profileSearch: undefined,
     searchOnly: false,
+    kinds: undefined,
   };
   const number = (flag: string, value: string | undefined): number => {
     const parsed = Number(value);
@@ -200,13 +203,20 @@ function parseArgs(argv: string[]): Args {
         args.searchOnly = true;
         args.skipChild = args.skipReal = args.skipHybrid = args.skipWorker = args.skipParse = args.skipMcp = true;
         break;
+      case '--kinds': {
+        const kinds = (argv[++i] ?? '').split(',').filter(Boolean);
+        const known = ['path', 'phrase', 'fullText', 'symbol', 'long'];
+        if (kinds.length === 0 || kinds.some((kind) => !known.includes(kind))) throw new Error(`--kinds needs some of ${known.join(',')}`);
+        args.kinds = kinds;
+        break;
+      }
       case '--profile-search':
         args.profileSearch = path.resolve(argv[++i] ?? 'search.cpuprofile');
         break;
       case '--help':
       case '-h':
         console.log(
-          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--skip-child] [--child-only] [--index-only] [--cache DIR] [--keep-db] [--db DIR] [--parse-workers N] [--checkout REF_A..REF_B] [--checkout-cli FILE] [--checkout-rounds N] [--checkout-workers LIST] [--dump-results FILE] [--profile-search FILE] [--search-only]',
+          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--skip-child] [--child-only] [--index-only] [--cache DIR] [--keep-db] [--db DIR] [--parse-workers N] [--checkout REF_A..REF_B] [--checkout-cli FILE] [--checkout-rounds N] [--checkout-workers LIST] [--dump-results FILE] [--profile-search FILE] [--search-only] [--kinds K1,K2]',
         );
         process.exit(0);
         break;
@@ -626,6 +636,7 @@ async function searchBench(
   seed: number,
   label: string,
   dumpFile?: string,
+  timedKinds?: string[],
 ): Promise<SearchFigures> {
   const rng = new Random(seed ^ 0x5eed);
   const kinds: Array<Exclude<Kind, 'hybrid'>> = ['path', 'phrase', 'fullText', 'symbol', 'long'];
@@ -639,6 +650,7 @@ async function searchBench(
   log(`[${label}] search latency with live SHA-256 verification, ${n} queries per kind after ${warmup.length} warm-up queries:`);
   for (const kind of kinds) {
     const queries = buildQueries(samples, kind, n, rng);
+    if (timedKinds && !timedKinds.includes(kind)) continue;
     const run = await runQueries(engine, queries, dump);
     const stats = kindFigures(run, queries.length);
     figures.kinds[kind] = stats;
@@ -987,7 +999,7 @@ async function benchCorpus(corpus: Corpus, args: Args, n: number, repoRoot: stri
     if (!args.searchOnly) figures.incremental = await incremental(open, corpus, label);
     if (!args.indexOnly) {
       figures.search = await profiled(args.profileSearch, () =>
-        searchBench(open.engine, corpus.meta.samples, n, args.grepN, args.seed, label, args.dumpResults),
+        searchBench(open.engine, corpus.meta.samples, n, args.grepN, args.seed, label, args.dumpResults, args.kinds),
       );
     }
     if (!args.indexOnly && !args.searchOnly && figures.search) {

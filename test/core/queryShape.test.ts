@@ -83,6 +83,19 @@ describe('query understanding by shape (issue 14)', () => {
     await engine.close();
   });
 
+  test('once a sentence-shaped message is found whole, one weaker snippet rides along, not three', async () => {
+    const engine = await openEngine(fixture(collisions()).root, { parsers: structuralParsers() });
+    await engine.sync();
+    const result = await engine.search('the following arguments are required: --name, --port');
+    assert.ok(result.descriptor.natural, 'stopwords make it sentence-shaped');
+    assert.equal(result.results[0]?.reason, 'exact-phrase');
+    const weaker = result.results.filter((item) => item.reason !== 'exact-phrase');
+    assert.ok(weaker.length <= 1, JSON.stringify(result.results.map((item) => `${item.path}:${item.startLine} ${item.reason}`)));
+    const cut = result.manifest.entries.filter((entry) => entry.reason === 'low-relevance');
+    assert.ok(cut.length + weaker.length >= 3, `weaker candidates existed: ${cut.length} cut`);
+    await engine.close();
+  });
+
   test('format placeholders (%s, {}, %(name)s) in the source line are tolerated', async () => {
     const engine = await openEngine(fixture(collisions()).root, { parsers: structuralParsers() });
     await engine.sync();

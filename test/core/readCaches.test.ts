@@ -104,6 +104,35 @@ test('a file row read before a change is read again after it; a removed file has
   }
 });
 
+test('file rows prefetched in a few queries equal the stored rows, and are read again after a change', async () => {
+  const files: Record<string, string> = {};
+  for (let index = 0; index < 70; index++) files[`pkg/m${index}.py`] = `def f${index}():\n    return ${index}\n`;
+  const project = fixture(files);
+  const engine = await openEngine(project.root);
+  try {
+    await engine.sync();
+    const paths = Object.keys(files);
+    // The whole table, read by a scan that bypasses the row cache.
+    const table = engine.store.catalog.files();
+    const expected = paths.map((path) => table.get(path));
+    assert.ok(expected.every((row) => row !== undefined));
+    // 70 rows: a batch of 64 and one of 8, with a path the index does not hold skipped.
+    engine.store.catalog.prefetch([...paths, 'missing.py']);
+    assert.deepEqual(
+      paths.map((path) => engine.store.catalog.file(path)),
+      expected,
+    );
+    assert.equal(engine.store.catalog.file('missing.py'), undefined);
+
+    project.edit('pkg/m3.py', 'def f3():\n    return 30\n');
+    await engine.sync();
+    engine.store.catalog.prefetch(paths);
+    assert.equal(engine.store.catalog.file('pkg/m3.py')?.sha256, sha256Hex(fs.readFileSync(project.path('pkg/m3.py'))));
+  } finally {
+    await engine.close();
+  }
+});
+
 test('common-term counts read before a change are read again after it', async () => {
   const project = fixture({ 'a.py': 'def alpha():\n    return "ledger"\n' });
   const engine = await openEngine(project.root);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { focusSpan, maxWholeSpanLines } from '../../src/core/retrieval/span';
+import { focusSpan, maxWholeSpanLines, weakerEvidenceShape } from '../../src/core/retrieval/span';
 import { fixtureFactory, openEngine, structuralParsers } from './fixtures';
 
 const fixture = fixtureFactory();
@@ -24,6 +24,26 @@ describe('token economy: the smallest span that answers (issue 14)', () => {
   test('short chunks, and long ones no line of which matches, stay whole', () => {
     assert.equal(focusSpan(longBody().slice(0, maxWholeSpanLines), ['rotated']), undefined);
     assert.equal(focusSpan(longBody(), ['kangaroo']), undefined);
+  });
+
+  test('weaker evidence is cut shorter, and a window at the declaration head is preferred over an equal one further down', () => {
+    const lines = longBody().slice(0, 36);
+    lines[0] = 'def rotate(self):  # rotated once past the max';
+    lines[30] = '    return rotated, max_size';
+    // The head holds two of the words, line 30 all three: the head's window wins the tie its bonus makes.
+    const span = focusSpan(lines, ['rotated', 'max', 'size'], undefined, weakerEvidenceShape);
+    assert.ok(span, 'a 36-line chunk is focused for weaker evidence');
+    assert.equal(span.from, 0, JSON.stringify(span));
+    assert.ok(span.to - span.from + 1 <= weakerEvidenceShape.windowLines + 2 * weakerEvidenceShape.contextLines, JSON.stringify(span));
+    assert.equal(focusSpan(lines, ['rotated', 'max']), undefined, 'the same chunk stays whole for other evidence');
+    assert.equal(focusSpan(lines.slice(0, weakerEvidenceShape.wholeLines), ['rotated'], undefined, weakerEvidenceShape), undefined);
+    const later = focusSpan(
+      [...lines.slice(1, 30), 'x = max + rotated', ...lines.slice(30)],
+      ['rotated', 'max', 'size'],
+      undefined,
+      weakerEvidenceShape,
+    );
+    assert.ok(later && later.from > 0, `without a matching head the densest window wins: ${JSON.stringify(later)}`);
   });
 
   test('an exact phrase anchors the span on the line where it starts', () => {

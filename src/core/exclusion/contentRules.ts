@@ -105,6 +105,23 @@ function looksMinified(bytes: Buffer): { minified: boolean; lines: number } {
 
 const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
+function startsWithBom(bytes: Uint8Array): boolean {
+  return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+}
+
+function withoutBom(bytes: Uint8Array): Buffer {
+  const skip = startsWithBom(bytes) ? 3 : 0;
+  return Buffer.from(bytes.buffer, bytes.byteOffset + skip, bytes.length - skip);
+}
+
+/**
+ * The text `sniffContent` returns for bytes that pass it (without a UTF-8 BOM), without its checks:
+ * for bytes already known to pass them, such as a current indexed file's (same hash, same path).
+ */
+export function decodeCheckedText(bytes: Uint8Array): string {
+  return decoder.decode(withoutBom(bytes));
+}
+
 function reasonForSecret(rule: SecretRule): ExclusionReason {
   if (rule === 'private-key-block' || rule === 'putty-private-key' || rule === 'age-secret-key') return 'private-key';
   if (rule === 'npmrc-auth-token' || rule === 'registry-password') return 'credential-file';
@@ -120,9 +137,9 @@ function percent(ratio: number): string {
  * BOM) and the share of malformed sequences that were replaced. A refusal never quotes content:
  * the detail names a rule, a line or a count, so it is safe to store and print.
  */
-export function sniffContent(bytes: Uint8Array, relativePath: string, options: { secretsChecked?: boolean } = {}): SniffResult {
-  const hasBom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  const body = Buffer.from(bytes.buffer, bytes.byteOffset + (hasBom ? 3 : 0), bytes.length - (hasBom ? 3 : 0));
+export function sniffContent(bytes: Uint8Array, relativePath: string): SniffResult {
+  const hasBom = startsWithBom(bytes);
+  const body = withoutBom(bytes);
   if (body.length === 0) return { ok: false, reason: 'empty', detail: hasBom ? 'only a byte-order mark' : 'no bytes' };
 
   // A NUL anywhere, not only in the first 8 KiB as git looks: text never needs one, and it would
@@ -155,8 +172,7 @@ export function sniffContent(bytes: Uint8Array, relativePath: string, options: {
       : { ok: false, reason: 'empty', detail: 'whitespace only' };
   }
 
-  // Bytes whose hash is a current file's of the index passed these rules (and secretlint) when indexed.
-  const secret = options.secretsChecked ? undefined : findSecret(text, relativePath);
+  const secret = findSecret(text, relativePath);
   if (secret) return { ok: false, reason: reasonForSecret(secret.rule), detail: `${secret.rule} on line ${secret.line}` };
 
   const shape = looksMinified(body);

@@ -154,6 +154,11 @@ export class FileIndex {
     return this.get(path) !== undefined;
   }
 
+  /** Reads the rows of `paths` not read yet in a few queries (see `FileCatalog.prefetch`) before they are asked for one by one. */
+  prefetch(paths: Iterable<string>): void {
+    this.store.catalog.prefetch([...paths].filter((path) => !this.cache.has(path)));
+  }
+
   /** Paths ending in `/tail` (at most 32, sorted). */
   endingWith(tail: string): string[] {
     return this.store.catalog.pathsEndingWith(tail);
