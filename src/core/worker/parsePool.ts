@@ -52,6 +52,14 @@ export interface ParsePoolOptions {
 /** Worker crashes after which the pool stops starting workers and every file is parsed inline. */
 const maxCrashes = 3;
 
+/**
+ * Each worker's young generation (V8 sizes the default by the machine's memory). A file's analysis makes
+ * megabytes of short-lived garbage that a smaller nursery collects as often, without growing the
+ * heap: on the 1,000-file bench corpus, two workers alone peaked at 226 MB RSS by default, 197 MB at 16,
+ * 181 MB at 8 and 172 MB at 4, for the same CPU seconds (23.0, 22.6, 23.0, 23.5).
+ */
+const workerYoungGenerationMb = 8;
+
 interface PendingJob {
   job: ParseJob;
   resolve: (analysis: FileAnalysis | undefined) => void;
@@ -157,7 +165,10 @@ export class ParsePool implements FileAnalyzer {
     const data: ParseWorkerData = { recipes, projectId, options };
     let worker: Worker;
     try {
-      worker = new Worker(this.script as string, { workerData: data });
+      worker = new Worker(this.script as string, {
+        workerData: data,
+        resourceLimits: { maxYoungGenerationSizeMb: workerYoungGenerationMb },
+      });
     } catch (error) {
       this.disable(`parse workers cannot start (${describe(error)}); parsing on this thread`);
       return;
