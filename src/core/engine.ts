@@ -60,7 +60,8 @@ export interface OpenEngineOptions {
    * Large syncs parse in worker threads when every parser can be built there (`ParserChain.recipes`);
    * `false` keeps all parsing on the engine's thread. The defaults suit the CLI and the extension.
    */
-  parsePool?: false | Partial<Pick<ParsePoolOptions, 'size' | 'script' | 'minFiles' | 'idleMs' | 'jobTimeoutMs' | 'reclaim'>>;
+  parsePool?:
+    false | Partial<Pick<ParsePoolOptions, 'size' | 'script' | 'minFiles' | 'idleMs' | 'jobTimeoutMs' | 'reclaim' | 'recycleHeapBytes'>>;
   /** Pins, memory and labels: the log (default beside `dbPath`; none for an in-memory index) and the ranking mode. */
   curation?: { logPath?: string; rankingMode?: RankingMode };
 }

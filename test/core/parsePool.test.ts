@@ -105,6 +105,22 @@ describe('parse pool', () => {
     assert.deepEqual(allRows(pooled.engine.store), allRows(inline.engine.store));
   });
 
+  test('a worker whose tree-sitter memory passed the bound is replaced after its files, and the rows stay those of the inline path', async () => {
+    const project = fixture(everyLanguage());
+    project.initGit();
+    const inline = await indexWith(project.root, false);
+    const usual = await indexWith(project.root, { minFiles: 1, size: 2, reclaim: false });
+    // A bound of one byte: a worker retires after the first file it parsed with tree-sitter.
+    const pooled = await indexWith(project.root, { minFiles: 1, size: 2, reclaim: false, recycleHeapBytes: 1 });
+    const pool = pooled.engine.analyzer as ParsePool;
+    assert.equal((usual.engine.analyzer as ParsePool).recycled, 0, 'the default bound is far above what these files need');
+    assert.ok(pool.recycled >= 3, `workers were replaced (${pool.recycled})`);
+    assert.equal(pool.analyzed, pooled.report.discovered - 1, 'every file but the first still went through the workers');
+    assert.deepEqual(pooled.logged, [], 'a replaced worker is not reported as lost');
+    assert.deepEqual(pooled.report.errors, []);
+    assert.deepEqual(allRows(pooled.engine.store), allRows(inline.engine.store));
+  });
+
   test('a sync with a handful of files to read stays on the engine thread', async () => {
     const project = fixture({ 'a.ts': 'export function a() {}\n', 'b.py': 'def b():\n    pass\n' });
     const { engine } = await indexWith(project.root, {});

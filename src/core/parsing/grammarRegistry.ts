@@ -38,14 +38,27 @@ export type GrammarLoad = { grammar: LoadedGrammar; declineReason?: undefined } 
  * registry; a failed attempt is forgotten so a later registry with a better path can retry.
  */
 let runtimeReady: Promise<void> | undefined;
+/** The options object the runtime was started with: Emscripten makes it the module and keeps its memory views on it. */
+let runtimeModule: Partial<EmscriptenModule> | undefined;
+
+/**
+ * Bytes of this thread's tree-sitter WebAssembly memory (0 before the runtime starts). It grows
+ * to hold the largest tree parsed so far and never shrinks, so the parse pool replaces a worker
+ * whose memory grew past a bound (see `ParsePoolOptions.recycleHeapBytes`).
+ */
+export function treeSitterHeapBytes(): number {
+  return runtimeModule?.HEAP8?.buffer.byteLength ?? 0;
+}
 
 function initRuntime(runtimeWasm: string | undefined): Promise<void> {
   if (!runtimeReady) {
-    const moduleOptions = runtimeWasm
+    const moduleOptions: Partial<EmscriptenModule> = runtimeWasm
       ? { locateFile: (file: string, directory: string) => (file.endsWith('.wasm') ? runtimeWasm : directory + file) }
       : {};
+    runtimeModule = moduleOptions;
     runtimeReady = TreeSitter.Parser.init(moduleOptions).catch((error: unknown) => {
       runtimeReady = undefined;
+      runtimeModule = undefined;
       throw error;
     });
   }

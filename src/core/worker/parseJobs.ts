@@ -4,6 +4,7 @@
  * chunking) on the bytes the sync sends, one file at a time, answering with the rows to write.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { treeSitterHeapBytes } from '../parsing/grammarRegistry';
 import { ParserChain } from '../parsing/parserChain';
 import { parsersFromRecipes } from '../parsing/structuralParsers';
 import type { AnalysisContext } from '../fileAnalysis';
@@ -32,9 +33,10 @@ export function serveParseJobs(): void {
       warnings = [];
       try {
         const analysis = await analyzeFile(context, job.path, job.bytes, job.knownHash, job.force);
-        reply({ type: 'done', id: job.id, analysis, warnings });
+        reply({ type: 'done', id: job.id, analysis, warnings, heapBytes: treeSitterHeapBytes() });
       } catch (error) {
-        reply({ type: 'failed', id: job.id, message: error instanceof Error ? error.message : String(error), warnings });
+        const message = error instanceof Error ? error.message : String(error);
+        reply({ type: 'failed', id: job.id, message, warnings, heapBytes: treeSitterHeapBytes() });
       }
     });
   });
