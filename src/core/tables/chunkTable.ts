@@ -318,19 +318,20 @@ export class ChunkTable implements IndexPart {
       hash,
       !sameBytes && hadCurrent && stored instanceof Uint8Array ? stored : null,
     ]);
+    // Each insert returns its row id itself (`RETURNING`), one statement per row instead of two.
     const symbolIds = new Map<string, number>();
     for (const symbol of change.symbols) {
-      this.db.run(
-        'INSERT INTO project_symbols(file_id, name, qualified_name, kind, start_line, end_line, signature, parent) VALUES (?,?,?,?,?,?,?,?)',
+      const inserted = this.db.one(
+        'INSERT INTO project_symbols(file_id, name, qualified_name, kind, start_line, end_line, signature, parent) VALUES (?,?,?,?,?,?,?,?) RETURNING id',
         [fileId, symbol.name, symbol.qualifiedName, symbol.kind, symbol.startLine, symbol.endLine, symbol.signature, symbol.parent],
       );
-      symbolIds.set(symbol.symbolId, this.db.lastInsertRowid());
+      symbolIds.set(symbol.symbolId, inserted?.[0] as number);
     }
     change.chunkIds = change.snippets.map((snippet) => {
       const format = this.formatId(snippet);
-      this.db.run(
+      const inserted = this.db.one(
         `INSERT INTO project_snippets(file_id, stale, start_line, end_line, tokens, format, symbol, imports, refs)
-         VALUES (?,0,?,?,?,?,?,?,?)`,
+         VALUES (?,0,?,?,?,?,?,?,?) RETURNING id`,
         [
           fileId,
           snippet.startLine,
@@ -342,7 +343,7 @@ export class ChunkTable implements IndexPart {
           referencesToStored(snippet.refs),
         ],
       );
-      return this.db.lastInsertRowid();
+      return inserted?.[0] as number;
     });
   }
 
