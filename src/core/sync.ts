@@ -6,15 +6,14 @@ import { findSecretlintSecret } from './exclusion/secretlintLayer';
 import { readGitState } from './gitState';
 import { chunkIdOf, sha256Hex, symbolIdOf } from './hashing';
 import { languageForPath } from './language';
-import type { ParsedChunk } from './parsing/chunkParser';
 import type { AnalysisContext, FileAnalysis, FileRows } from './fileAnalysis';
+import { FileTermsBuilder } from './fileTerms';
 import { readFileBytes } from './liveFile';
 import type { FileStat } from './ports';
 import { embedIndexedChunks, fillMissingEmbeddings } from './retrieval/vectors';
 import type { FileRow, NewSnippet, StoredExclusion, SymbolRow } from './store';
 import type { SyncContext } from './syncContext';
-import { packFileTerms } from './termCodes';
-import { chunkTerms, estimateTokens, lineOwners, ownText, splitLines, type ChunkTerms } from './tokens';
+import { estimateLineTokens, lineOwners, ownText, splitLines } from './tokens';
 
 /** References kept per chunk: enough to explain a match, small enough to keep the database lean. */
 const maxStoredReferences = 8;
@@ -89,91 +88,67 @@ export async function buildRows(
     },
   );
   const imports = result.imports && result.imports.length > 0 ? JSON.stringify(result.imports) : null;
+  const parserVersion = context.parsers.version;
   const snippets: NewSnippet[] = [];
-  const terms: ChunkTerms[] = [];
+  const terms = new FileTermsBuilder();
   const symbols = new Map<string, SymbolRow>();
   const seen = new Set<string>();
   const owners = lineOwners(result.chunks, lines.length);
   for (const [index, chunk] of result.chunks.entries()) {
-    // The file's imports are stored once, on its first chunk, rather than repeated on each.
-    const { row, words } = snippetRow(
-      context,
-      relativePath,
+    const symbol = chunk.symbol;
+    const symbolId = symbol ? symbolIdOf(context.projectId, relativePath, fileHash, symbol) : null;
+    const id = chunkIdOf(context.projectId, relativePath, fileHash, chunk.startLine, chunk.endLine, symbolId);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const indexText = ownText(lines, owners, chunk, index);
+    const identifierParts = terms.addChunk(indexText, symbol ? [symbol.name, symbol.qualifiedName.replace(/\./g, ' ')] : []);
+    snippets.push({
+      id,
+      path: relativePath,
       fileHash,
-      chunk,
-      lines,
-      result.parser,
-      snippets.length === 0 ? imports : null,
-      ownText(lines, owners, chunk, index),
-    );
-    if (seen.has(row.id)) continue;
-    seen.add(row.id);
-    snippets.push(row);
-    terms.push(words);
-    if (chunk.symbol && row.symbolId && !symbols.has(row.symbolId)) {
-      symbols.set(row.symbolId, {
-        symbolId: row.symbolId,
+      startLine: chunk.startLine,
+      endLine: chunk.endLine,
+      tokens: estimateLineTokens(lines, chunk.startLine, chunk.endLine),
+      chunkKind: chunk.chunkKind,
+      parser: result.parser,
+      parserVersion,
+      symbolId,
+      name: symbol?.name ?? null,
+      kind: symbol?.kind ?? null,
+      qualifiedName: symbol?.qualifiedName ?? null,
+      signature: symbol?.signature ?? null,
+      parent: symbol?.parent ?? null,
+      symbolStart: symbol?.startLine ?? null,
+      symbolEnd: symbol?.endLine ?? null,
+      // The file's imports are stored once, on its first chunk, rather than repeated on each.
+      imports: snippets.length === 0 ? imports : null,
+      refs: chunk.references && chunk.references.length > 0 ? JSON.stringify(chunk.references.slice(0, maxStoredReferences)) : null,
+      indexText,
+      identifierParts,
+    });
+    if (symbol && symbolId && !symbols.has(symbolId)) {
+      symbols.set(symbolId, {
+        symbolId,
         path: relativePath,
-        name: chunk.symbol.name,
-        qualifiedName: chunk.symbol.qualifiedName,
-        kind: chunk.symbol.kind,
-        startLine: chunk.symbol.startLine,
-        endLine: chunk.symbol.endLine,
-        signature: chunk.symbol.signature,
-        parent: chunk.symbol.parent ?? null,
+        name: symbol.name,
+        qualifiedName: symbol.qualifiedName,
+        kind: symbol.kind,
+        startLine: symbol.startLine,
+        endLine: symbol.endLine,
+        signature: symbol.signature,
+        parent: symbol.parent ?? null,
         fileHash,
       });
     }
   }
   return {
     snippets,
-    terms: packFileTerms(terms),
+    terms: terms.pack(),
     symbols: [...symbols.values()],
     parser: result.parser,
     parserReason: result.fallbackReason ?? null,
-    parserVersion: context.parsers.version,
+    parserVersion,
   };
-}
-
-function snippetRow(
-  context: Omit<AnalysisContext, 'warn'>,
-  relativePath: string,
-  fileHash: string,
-  chunk: ParsedChunk,
-  lines: string[],
-  parser: string,
-  imports: string | null,
-  indexText: string,
-): { row: NewSnippet; words: ChunkTerms } {
-  const text = lines.slice(chunk.startLine - 1, chunk.endLine).join('\n');
-  const symbol = chunk.symbol;
-  const symbolId = symbol ? symbolIdOf(context.projectId, relativePath, fileHash, symbol) : null;
-  const identifiers = symbol ? [symbol.name, symbol.qualifiedName.replace(/\./g, ' ')] : [];
-  const words = chunkTerms(indexText, identifiers);
-  const row: NewSnippet = {
-    id: chunkIdOf(context.projectId, relativePath, fileHash, chunk.startLine, chunk.endLine, symbolId),
-    path: relativePath,
-    fileHash,
-    startLine: chunk.startLine,
-    endLine: chunk.endLine,
-    tokens: estimateTokens(text),
-    chunkKind: chunk.chunkKind,
-    parser,
-    parserVersion: context.parsers.version,
-    symbolId,
-    name: symbol?.name ?? null,
-    kind: symbol?.kind ?? null,
-    qualifiedName: symbol?.qualifiedName ?? null,
-    signature: symbol?.signature ?? null,
-    parent: symbol?.parent ?? null,
-    symbolStart: symbol?.startLine ?? null,
-    symbolEnd: symbol?.endLine ?? null,
-    imports,
-    refs: chunk.references && chunk.references.length > 0 ? JSON.stringify(chunk.references.slice(0, maxStoredReferences)) : null,
-    indexText,
-    identifierParts: words.parts.join(' '),
-  };
-  return { row, words };
 }
 
 export interface FileGitInfo {

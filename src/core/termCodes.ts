@@ -2,7 +2,7 @@
  * Compact storage of the words each chunk put into the full-text index. FTS4 needs a chunk's
  * words again to delete it; instead of keeping them as text per chunk, each file keeps one
  * sorted vocabulary and each chunk a delta-coded list of varint positions into it, all of a
- * file's in one deflated blob (`packFileTerms`).
+ * file's in one deflated blob (`packTermLists`).
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
@@ -57,76 +57,87 @@ export interface FileTerms {
   chunks: Array<{ docid: number; body: Uint8Array; idents: Uint8Array }>;
 }
 
-/** The distinct words and identifier parts of one chunk, as `chunkTermLists` gives them. */
-export interface ChunkWordLists {
-  words: readonly string[];
-  parts: readonly string[];
+/** Bytes `value` takes as a varint (LEB128, as `writeVarint` writes it). */
+function varintSize(value: number): number {
+  let size = 1;
+  for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 0x80)) size++;
+  return size;
 }
 
-function pushVarint(bytes: number[], value: number): void {
+function writeVarint(out: Uint8Array, offset: number, value: number): number {
+  let at = offset;
   let rest = value;
   while (rest >= 0x80) {
-    bytes.push((rest % 0x80) | 0x80);
+    out[at++] = (rest % 0x80) | 0x80;
     rest = Math.floor(rest / 0x80);
   }
-  bytes.push(rest);
+  out[at++] = rest;
+  return at;
 }
 
-/** Appends `words` as delta-coded varint positions into the vocabulary (ascending, each once). */
-function pushPositions(bytes: number[], words: readonly string[], positions: Map<string, number>): void {
-  const indices = new Int32Array(words.length);
-  let count = 0;
-  for (const word of words) {
-    const index = positions.get(word);
-    if (index !== undefined) indices[count++] = index;
+/** Writes one chunk's list: its byte length, then its terms' positions ascending, each as the difference to the one before. */
+function writePositions(out: Uint8Array, offset: number, ids: readonly number[], rank: Int32Array, scratch: Int32Array): number {
+  const positions = scratch.subarray(0, ids.length);
+  for (let index = 0; index < ids.length; index++) positions[index] = rank[ids[index]];
+  positions.sort();
+  let size = 0;
+  let previous = 0;
+  for (const position of positions) {
+    size += varintSize(position - previous);
+    previous = position;
   }
-  const sorted = indices.subarray(0, count).sort();
-  const list: number[] = [];
-  let previous = -1;
-  for (const index of sorted) {
-    if (index === previous) continue;
-    pushVarint(list, index - Math.max(previous, 0));
-    previous = index;
+  let at = writeVarint(out, offset, size);
+  previous = 0;
+  for (const position of positions) {
+    at = writeVarint(out, at, position - previous);
+    previous = position;
   }
-  pushVarint(bytes, list.length);
-  for (const byte of list) bytes.push(byte);
+  return at;
 }
 
 /**
  * One file's terms as one deflated blob: the vocabulary (sorted, so deflate finds the shared
- * prefixes) followed by each chunk's position lists, in the file's chunk order. Kept per file
- * rather than per chunk because a file's chunks always leave the index together; on the
- * 1,000-file bench corpus the vocabulary text and the per-chunk rows took 7.3 MB of a 22.9 MB
- * database. It names no docid (a file's chunks get consecutive ones, see `storedFileTerms`), so
- * the parse workers build it with the rest of a file's rows and the writer only prefixes the
- * first docid: building it on the writer's thread took a fifth of a cold index's writes.
+ * prefixes) followed by each chunk's position lists, in the file's chunk order. A chunk's lists
+ * name terms by number (`FileTermsBuilder`'s), each distinct within its list, and `rank` gives
+ * each number's place in `vocabulary`. Kept per file rather than per chunk because a file's
+ * chunks always leave the index together; on the 1,000-file bench corpus the vocabulary text and
+ * the per-chunk rows took 7.3 MB of a 22.9 MB database. It names no docid (a file's chunks get
+ * consecutive ones, see `storedFileTerms`), so the parse workers build it with the rest of a
+ * file's rows and the writer only prefixes the first docid: building it on the writer's thread
+ * took a fifth of a cold index's writes.
  */
-export function packFileTerms(chunks: readonly ChunkWordLists[]): Uint8Array {
-  const words = new Set<string>();
+export function packTermLists(
+  vocabulary: readonly string[],
+  chunks: ReadonlyArray<{ words: readonly number[]; parts: readonly number[] }>,
+  rank: Int32Array,
+): Uint8Array {
+  const text = vocabulary.join(' ');
+  const textBytes = Buffer.byteLength(text, 'utf8');
+  let longest = 0;
+  let terms = 0;
   for (const chunk of chunks) {
-    for (const word of chunk.words) words.add(word);
-    for (const part of chunk.parts) words.add(part);
+    longest = Math.max(longest, chunk.words.length, chunk.parts.length);
+    terms += chunk.words.length + chunk.parts.length;
   }
-  const vocabulary = [...words].sort();
-  const positions = new Map<string, number>();
-  vocabulary.forEach((word, index) => positions.set(word, index));
-  const header: number[] = [];
-  const text = Buffer.from(vocabulary.join(' '), 'utf8');
-  pushVarint(header, text.length);
-  const lists: number[] = [];
-  pushVarint(lists, chunks.length);
+  // Every varint here is of a value below 2^32: at most five bytes.
+  const out = Buffer.allocUnsafe(10 + textBytes + 10 * chunks.length + 5 * terms);
+  let at = writeVarint(out, 0, textBytes);
+  at += out.write(text, at, 'utf8');
+  at = writeVarint(out, at, chunks.length);
+  const scratch = new Int32Array(longest);
   for (const chunk of chunks) {
-    pushPositions(lists, chunk.words, positions);
-    pushPositions(lists, chunk.parts, positions);
+    at = writePositions(out, at, chunk.words, rank, scratch);
+    at = writePositions(out, at, chunk.parts, rank, scratch);
   }
-  return Uint8Array.from(deflateRawSync(Buffer.concat([Uint8Array.from(header), text, Uint8Array.from(lists)])));
+  // A copy of just the bytes: a view of zlib's larger output buffer would be posted whole.
+  return new Uint8Array(deflateRawSync(out.subarray(0, at)));
 }
 
-/** What `search_vocabulary` stores for a file: the first chunk's docid, then `packFileTerms`' blob. */
+/** What `search_vocabulary` stores for a file: the first chunk's docid, then `packTermLists`' blob. */
 export function storedFileTerms(firstDocid: number, packed: Uint8Array): Uint8Array {
-  const prefix: number[] = [];
-  pushVarint(prefix, firstDocid);
-  return Uint8Array.from(Buffer.concat([Uint8Array.from(prefix), packed]));
+  const stored = new Uint8Array(varintSize(firstDocid) + packed.length);
+  stored.set(packed, writeVarint(stored, 0, firstDocid));
+  return stored;
 }
 
 /** The terms `storedFileTerms` stored (chunk `i` has docid first + i); throws on a blob it did not write. */

@@ -4,44 +4,9 @@
  */
 
 // Identifier splitting lives in `words.ts` with the other shared word helpers.
-import { splitIdentifier } from './words';
-
 export { splitIdentifier } from './words';
 
 const wordPattern = /[\p{L}\p{N}_]+/gu;
-
-export interface ChunkTerms {
-  /** Distinct lower-case words: what FTS4 needs to delete the row later. */
-  words: string[];
-  /** Distinct identifier parts that are not already words. */
-  parts: string[];
-}
-
-const asciiWord = /[A-Za-z0-9_]+/g;
-const nonAscii = /[\u0080-\uffff]/;
-
-/** Collects the distinct words of a chunk and the parts of its compound identifiers. */
-export function chunkTerms(text: string, extraIdentifiers: readonly string[] = []): ChunkTerms {
-  const words = new Set<string>();
-  const compounds = new Set<string>();
-  // On ASCII text the letters, digits and `_` of `wordPattern` are these: the same words, found faster.
-  const found = nonAscii.test(text) ? text.match(wordPattern) : text.match(asciiWord);
-  for (const word of found ?? []) {
-    const lower = word.toLowerCase();
-    if (!words.has(lower)) {
-      words.add(lower);
-      if (lower !== word || word.includes('_')) compounds.add(word);
-    }
-  }
-  for (const identifier of extraIdentifiers) compounds.add(identifier);
-  const parts = new Set<string>();
-  for (const compound of compounds) {
-    const split = splitIdentifier(compound);
-    if (split.length < 2 && words.has(compound.toLowerCase())) continue;
-    for (const part of split) if (!words.has(part)) parts.add(part);
-  }
-  return { words: [...words], parts: [...parts] };
-}
 
 /** Words of a query, in order, lower-cased. */
 export function queryWords(text: string): string[] {
@@ -50,7 +15,20 @@ export function queryWords(text: string): string[] {
 
 /** The one token estimate used everywhere: about four characters per token. */
 export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
+  return tokensOfLength(text.length);
+}
+
+function tokensOfLength(characters: number): number {
+  return Math.ceil(characters / 4);
+}
+
+/** `estimateTokens` of lines `startLine`..`endLine` (1-based, inclusive) joined by `\n`, without joining them. */
+export function estimateLineTokens(lines: readonly string[], startLine: number, endLine: number): number {
+  const from = Math.max(0, startLine - 1);
+  const to = Math.min(lines.length, endLine);
+  let length = 0;
+  for (let index = from; index < to; index++) length += lines[index].length;
+  return tokensOfLength(to > from ? length + (to - from - 1) : 0);
 }
 
 /** Splits text into lines the way editors number them. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { identifierPattern, isIdentifier } from '../../src/core/parsing/identifierIndex';
 import { splitByPatterns, splitIdentifier } from '../../src/core/words';
 import { Draw, seededRandom } from './secretCorpus';
 
@@ -28,5 +29,16 @@ describe('identifier splitting', () => {
       assert.deepEqual(splitIdentifier(identifier), splitByPatterns(identifier), identifier);
     }
     assert.deepEqual(splitIdentifier('größeBerechnen'), ['größe', 'berechnen']);
+  });
+
+  test('names are told from other tokens exactly as the Unicode pattern tells them', () => {
+    const draw = new Draw(seededRandom(16));
+    const alphabet = 'aZ_$09-. é\u00b2Σ@';
+    for (let index = 0; index < 20_000; index++) {
+      const token = draw.from(alphabet, 1 + (index % 8));
+      assert.equal(isIdentifier(token), identifierPattern.test(token), JSON.stringify(token));
+    }
+    assert.equal(isIdentifier('parseHttpHeader'), true);
+    assert.equal(isIdentifier('2fast'), false);
   });
 });

@@ -7,7 +7,30 @@ import type { Deadline } from './declarationExtractor';
  */
 const maxIdentifiersPerLine = 64;
 
-const identifierPattern = /^[\p{L}_$][\p{L}\p{N}_$]*$/u;
+/** What an identifier looks like to `references`: a letter, `_` or `$`, then letters, digits, `_` or `$`. */
+export const identifierPattern = /^[\p{L}_$][\p{L}\p{N}_$]*$/u;
+
+/** Code units of ASCII letters, digits, `_` and `$`: 1 may start an identifier, 2 only continue one. */
+const asciiIdentifierUnits = new Uint8Array(128);
+for (let unit = 0; unit < 128; unit++) {
+  const character = String.fromCharCode(unit);
+  if (/[A-Za-z_$]/.test(character)) asciiIdentifierUnits[unit] = 1;
+  else if (/[0-9]/.test(character)) asciiIdentifierUnits[unit] = 2;
+}
+
+/**
+ * `identifierPattern.test(value)`, without the Unicode pattern for ASCII text (most names): a
+ * parse worker tests every identifier node of every file.
+ */
+export function isIdentifier(value: string): boolean {
+  for (let index = 0; index < value.length; index++) {
+    const unit = value.charCodeAt(index);
+    if (unit >= 128) return identifierPattern.test(value);
+    const kind = asciiIdentifierUnits[unit];
+    if (kind === 0 || (index === 0 && kind === 2)) return false;
+  }
+  return value.length > 0;
+}
 
 /** Receivers and keywords-as-identifiers say nothing about what a chunk is about. */
 const uninformative = new Set(['self', 'this', 'cls', 'super', 'Self']);
@@ -59,8 +82,9 @@ export function identifiersFromStrippedLines(strippedLines: readonly string[], k
 }
 
 function record(byLine: string[][], row: number, written: string): void {
-  const value = written.replace(/^[$@]+/, '');
-  if (value.length < 2 || uninformative.has(value) || !identifierPattern.test(value)) return;
+  const first = written.charCodeAt(0);
+  const value = first === 0x24 || first === 0x40 ? written.replace(/^[$@]+/, '') : written;
+  if (value.length < 2 || uninformative.has(value) || !isIdentifier(value)) return;
   const list = (byLine[row] ??= []);
   if (list.length < maxIdentifiersPerLine) list.push(value);
 }

@@ -8,18 +8,22 @@ import { TextWindowParser } from './textWindows';
  */
 export class ParserChain {
   private readonly parsers: ChunkParser[];
+  private digest: string | undefined;
 
   constructor(parsers: ChunkParser[]) {
     this.parsers = [...parsers, new TextWindowParser()];
   }
 
-  /** A string that changes whenever any parser's output could change. */
+  /**
+   * A string that changes whenever any parser's output could change. Stored on every chunk, so a
+   * short digest of the parsers' versions rather than the list; computed once, since every chunk
+   * a worker builds asks for it.
+   */
   get version(): string {
-    // Stored on every chunk, so a short digest of the parsers' versions rather than the list.
-    return createHash('sha256')
+    return (this.digest ??= createHash('sha256')
       .update(this.parsers.map((parser) => parser.version).join('+'))
       .digest('hex')
-      .slice(0, 12);
+      .slice(0, 12));
   }
 
   /** How a worker thread builds this chain's structural parsers, or undefined when one of them has no recipe. */

@@ -159,13 +159,14 @@ export class Database {
   transaction<T>(work: () => T): T {
     const nested = this.batchDepth > 0;
     if (!nested) this.fitJournal();
-    this.db.exec(nested ? 'SAVEPOINT file_change' : 'BEGIN');
+    // Cached statements: `exec` would compile the savepoint's SQL again for every file.
+    this.run(nested ? 'SAVEPOINT file_change' : 'BEGIN');
     this.batchDepth++;
     try {
       const result = work();
       this.beforeCommit(!nested);
       this.batchDepth--;
-      this.db.exec(nested ? 'RELEASE file_change' : 'COMMIT');
+      this.run(nested ? 'RELEASE file_change' : 'COMMIT');
       this.markChanged();
       return result;
     } catch (error) {
