@@ -46,9 +46,12 @@ export function readVarints(blob: Uint8Array): number[] {
 
 /** Encodes `values` as the varint list `readVarints` decodes (FTS4's: seven bits a byte, the lowest first). */
 export function writeVarints(values: readonly number[]): Uint8Array {
-  const bytes: number[] = [];
-  for (const value of values) pushVarint(bytes, value);
-  return Uint8Array.from(bytes);
+  let size = 0;
+  for (const value of values) size += varintSize(value);
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const value of values) offset = writeVarint(bytes, offset, value);
+  return bytes;
 }
 
 /** One file's full-text terms: its vocabulary and, per chunk (by docid), the positions of its words and identifier parts. */
