@@ -61,7 +61,13 @@ export interface OpenEngineOptions {
    * `false` keeps all parsing on the engine's thread. The defaults suit the CLI and the extension.
    */
   parsePool?:
-    false | Partial<Pick<ParsePoolOptions, 'size' | 'script' | 'minFiles' | 'idleMs' | 'jobTimeoutMs' | 'reclaim' | 'recycleHeapBytes'>>;
+    | false
+    | Partial<
+        Pick<
+          ParsePoolOptions,
+          'size' | 'script' | 'minFiles' | 'idleMs' | 'jobTimeoutMs' | 'startTimeoutMs' | 'reclaim' | 'recycleHeapBytes'
+        >
+      >;
   /** Pins, memory and labels: the log (default beside `dbPath`; none for an in-memory index) and the ranking mode. */
   curation?: { logPath?: string; rankingMode?: RankingMode };
 }

@@ -105,6 +105,24 @@ describe('parse pool', () => {
     assert.deepEqual(allRows(pooled.engine.store), allRows(inline.engine.store));
   });
 
+  test('a worker slower to start than the job time limit is waited for, not taken for a lost one', async () => {
+    const project = fixture(everyLanguage());
+    const inline = await indexWith(project.root, false);
+    process.env.PK_TEST_PARSE_FAULT = 'slow-ready:3000';
+    let pooled: Awaited<ReturnType<typeof indexWith>>;
+    try {
+      pooled = await indexWith(project.root, { minFiles: 1, size: 2, script: faultyWorker, reclaim: false, jobTimeoutMs: 2000 });
+    } finally {
+      delete process.env.PK_TEST_PARSE_FAULT;
+    }
+    assert.deepEqual(
+      pooled.logged.filter((line) => line.includes('did not start')),
+      [],
+    );
+    assert.equal(pooled.engine.analyzer?.analyzed, pooled.report.discovered - 1, 'every file but the first went through the workers');
+    assert.deepEqual(allRows(pooled.engine.store), allRows(inline.engine.store));
+  });
+
   test('a worker whose tree-sitter memory passed the bound is replaced after its files, and the rows stay those of the inline path', async () => {
     const project = fixture(everyLanguage());
     project.initGit();

@@ -1,6 +1,7 @@
 /**
  * A parse worker that misbehaves on one file, for the parse pool's failure tests. The fault comes
- * from `PK_TEST_PARSE_FAULT` (`exit:PATH`, `hang:PATH` or `throw:PATH`; `never-ready:` never
+ * from `PK_TEST_PARSE_FAULT` (`exit:PATH`, `hang:PATH` or `throw:PATH`; `slow-ready:MS` serves only
+ * after MS milliseconds, as a start on a busy machine does; `never-ready:` never
  * serves at all), which a worker thread inherits from its parent's environment. Its listener runs
  * before the real worker's.
  */
@@ -18,4 +19,5 @@ parentPort?.on('message', (job: ParseJob) => {
   if (how === 'throw') (job as { bytes: unknown }).bytes = undefined;
 });
 
-if (how !== 'never-ready') serveParseJobs();
+if (how === 'slow-ready') setTimeout(serveParseJobs, Number(faultPath));
+else if (how !== 'never-ready') serveParseJobs();

@@ -49,6 +49,12 @@ export interface ParsePoolOptions {
   /** A file a worker has not answered for this long is parsed inline and the worker replaced (default 120 s). */
   jobTimeoutMs?: number;
   /**
+   * A worker that has not reported ready this long after it was started is replaced (default 120 s).
+   * Kept apart from `jobTimeoutMs`: a start loads the runtime and grammars, and on a busy machine takes
+   * far longer than one file, so a short job bound must not count slow starts as lost workers.
+   */
+  startTimeoutMs?: number;
+  /**
    * A worker whose tree-sitter memory grew past this many bytes (default 64 MiB, twice what the
    * runtime starts with and every grammar fits in) takes no more files and is replaced once its
    * files are answered: that memory never shrinks, and one dense file of a megabyte grows it to 95 MB.
@@ -197,7 +203,7 @@ export class ParsePool implements FileAnalyzer {
     entry.timer = setTimeout(() => {
       this.lost(entry, 'did not start in time');
       void worker.terminate();
-    }, this.settings.jobTimeoutMs ?? 120_000);
+    }, this.settings.startTimeoutMs ?? 120_000);
   }
 
   private receive(entry: PoolWorker, message: ParseWorkerReply): void {
