@@ -1,5 +1,5 @@
 import type { Database, SqlValue, Statement } from 'sql.js';
-import { decodeWords, readVarints, type FileTerms } from './termCodes';
+import { decodeWords, forEachPosition, readVarints, type FileTerms } from './termCodes';
 
 const nonAscii = /[\u0080-\uffff]/;
 const asciiToken = /[a-z0-9_]+/g;
@@ -264,20 +264,9 @@ export class CommonTermCounts {
 
 /** Adds one to `counts` at each position in `codes` (delta-coded varints, `termCodes.ts`) whose word is common. */
 function countPositions(codes: Uint8Array, common: readonly boolean[], counts: Int32Array): void {
-  let index = 0;
-  let delta = 0;
-  let shift = 0;
-  for (const byte of codes) {
-    delta |= (byte & 0x7f) << shift;
-    if (byte & 0x80) {
-      shift += 7;
-      continue;
-    }
-    index += delta;
+  forEachPosition(codes, (index) => {
     if (common[index]) counts[index]++;
-    delta = 0;
-    shift = 0;
-  }
+  });
 }
 
 /** Rows in the full-text index, from FTS4's own totals row (its first varint). */

@@ -6,8 +6,8 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
-export function decodeWords(codes: Uint8Array, vocabulary: string[]): string {
-  const words: string[] = [];
+/** Calls `visit` with each vocabulary position in `codes` (a chunk's delta-coded varints), ascending. */
+export function forEachPosition(codes: Uint8Array, visit: (position: number) => void): void {
   let index = 0;
   let delta = 0;
   let shift = 0;
@@ -18,11 +18,18 @@ export function decodeWords(codes: Uint8Array, vocabulary: string[]): string {
       continue;
     }
     index += delta;
-    const word = vocabulary[index];
-    if (word !== undefined) words.push(word);
+    visit(index);
     delta = 0;
     shift = 0;
   }
+}
+
+export function decodeWords(codes: Uint8Array, vocabulary: string[]): string {
+  const words: string[] = [];
+  forEachPosition(codes, (index) => {
+    const word = vocabulary[index];
+    if (word !== undefined) words.push(word);
+  });
   return words.join(' ');
 }
 
