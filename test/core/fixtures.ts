@@ -99,6 +99,17 @@ export function fixtureFactory(): (files?: Record<string, string | Uint8Array>) 
   };
 }
 
+/** A maker of empty temporary folders named `prefix…`, each removed after the calling file's tests. */
+export function tempFolderFactory(prefix: string): () => string {
+  const made: string[] = [];
+  after(() => made.forEach((folder) => fs.rmSync(folder, { recursive: true, force: true })));
+  return () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    made.push(folder);
+    return folder;
+  };
+}
+
 export function tempFile(name: string): string {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'pk-db-'));
   return path.join(directory, name);

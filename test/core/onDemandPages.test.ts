@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { ProjectEngine } from '../../src/core/engine';
 import { nodePorts, type EnginePorts } from '../../src/core/ports';
 import { nodeDatabaseFileIo, type DatabaseFileIo } from '../../src/core/storage/fileIo';
 import { journalPathOf } from '../../src/core/storage/pageJournal';
 import { IndexStore } from '../../src/core/store';
-import { allRows, fixtureFactory, openEngine, type Fixture } from './fixtures';
+import { allRows, fixtureFactory, openEngine, tempFolderFactory, type Fixture } from './fixtures';
 
 /**
  * The database file is not held in memory (issue 15, point 3): pages SQLite has not written
@@ -19,14 +18,7 @@ import { allRows, fixtureFactory, openEngine, type Fixture } from './fixtures';
  */
 
 const fixture = fixtureFactory();
-const folders: string[] = [];
-after(() => folders.forEach((folder) => fs.rmSync(folder, { recursive: true, force: true })));
-
-function folder(): string {
-  const made = fs.mkdtempSync(path.join(os.tmpdir(), 'pk-ondemand-'));
-  folders.push(made);
-  return made;
-}
+const folder = tempFolderFactory('pk-ondemand-');
 
 /** `count` files of distinct words, so the index is many times the smallest budget of written pages. */
 function project(count: number): Fixture {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { ProjectEngine } from '../../src/core/engine';
 import { nodePorts, type EnginePorts } from '../../src/core/ports';
 import {
@@ -17,7 +17,7 @@ import { journalPathOf } from '../../src/core/storage/pageJournal';
 import { loadSqlite } from '../../src/core/sqlite';
 import { MemoryFile } from '../../src/core/storage/wasmFiles';
 import { IndexStore } from '../../src/core/store';
-import { fixtureFactory, openEngine, type Fixture } from './fixtures';
+import { fixtureFactory, openEngine, tempFolderFactory, type Fixture } from './fixtures';
 
 /**
  * Saves write the changed pages in place through a rollback journal (issue 15, point 5): the
@@ -27,14 +27,7 @@ import { fixtureFactory, openEngine, type Fixture } from './fixtures';
  */
 
 const fixture = fixtureFactory();
-const folders: string[] = [];
-after(() => folders.forEach((folder) => fs.rmSync(folder, { recursive: true, force: true })));
-
-function folder(): string {
-  const made = fs.mkdtempSync(path.join(os.tmpdir(), 'pk-paged-'));
-  folders.push(made);
-  return made;
-}
+const folder = tempFolderFactory('pk-paged-');
 
 /** A project of `count` files of distinct words, large enough that one file is a small part of its index. */
 function project(count: number): Fixture {
