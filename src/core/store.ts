@@ -18,7 +18,7 @@ import { projectIdOf } from './hashing';
 import type { EnginePorts } from './ports';
 import { loadSqlite } from './sqlite';
 import { nodeDatabaseFileIo } from './storage/fileIo';
-import { loadDatabase, nextGeneration, PagePersistence, type SaveReport } from './storage/pagedPersistence';
+import { loadDatabase, nextGeneration, PagePersistence, saveGeneration, type SaveReport } from './storage/pagedPersistence';
 import { MemoryFile, type MemoryFileOptions } from './storage/wasmFiles';
 import { ChunkTable, chunkTableSchema } from './tables/chunkTable';
 import { Database } from './tables/database';
@@ -335,8 +335,7 @@ export class IndexStore {
     this.db.vacuumIfSparse();
     const persistence = this.persistence;
     // Whole exports (only where sql.js's file calls are unknown) are taken before the lock.
-    if (persistence) nextGeneration(this.db.connection);
-    const generation = saveGeneration(this.db.connection);
+    const generation = persistence ? nextGeneration(this.db.connection) : 0;
     const bytes = persistence ? undefined : this.db.exportBytes();
     await pauseForTests('before-lock');
     const written = await withLock(dbPath, { timeoutMs: this.lockTimeoutMs, log: this.ports.log }, async (lock) => {
@@ -395,12 +394,6 @@ export class IndexStore {
   get database(): SqlDatabase {
     return this.db.connection;
   }
-}
-
-/** The save generation in the database header (`PRAGMA user_version`, see `nextGeneration`). */
-function saveGeneration(db: SqlDatabase): number {
-  const value = db.exec('PRAGMA user_version')[0]?.values[0]?.[0];
-  return typeof value === 'number' ? value : 0;
 }
 
 /** One meta value, or undefined. */

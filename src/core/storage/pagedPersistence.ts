@@ -197,9 +197,16 @@ export interface LoadedDatabase {
  * reading from the file, and no journal, read no page of a save in progress (`loadDatabase`,
  * `PagePersistence.baseFile`).
  */
-export function nextGeneration(db: Database): void {
-  const current = db.exec('PRAGMA user_version')[0]?.values[0]?.[0];
-  db.exec(`PRAGMA user_version = ${(typeof current === 'number' ? current + 1 : 1) % 2_000_000_000}`);
+export function nextGeneration(db: Database): number {
+  const next = (saveGeneration(db) + 1) % 2_000_000_000;
+  db.exec(`PRAGMA user_version = ${next}`);
+  return next;
+}
+
+/** The save generation in the database header (`PRAGMA user_version`; 0 before the first save). */
+export function saveGeneration(db: Database): number {
+  const value = db.exec('PRAGMA user_version')[0]?.values[0]?.[0];
+  return typeof value === 'number' ? value : 0;
 }
 
 /**
