@@ -216,6 +216,36 @@ describe('incremental sync', () => {
     await clean.close();
   });
 
+  test('after the full-text index is merged, a run of one-file edits leaves the merged segment alone', async () => {
+    const files: Record<string, string> = {};
+    // The merged segment must be far larger than the edits' (FTS4 moves a smaller one down among them).
+    for (let index = 0; index < 40; index++) files[`pkg/mod${index}.py`] = pythonModule(index, 8);
+    const project = fixture(files);
+    const parsers = structuralParsers();
+    const incremental = await openEngine(project.root, { parsers });
+    await incremental.sync();
+    incremental.store.search.optimize();
+    const segments = () =>
+      (incremental.store.database.exec('SELECT level, start_block, end_block FROM search_index_segdir')[0]?.values ?? []).map((row) =>
+        row.join(' '),
+      );
+    const [merged, ...others] = segments();
+    assert.deepEqual(others, [], 'one segment after the merge');
+    // Each sync flushes its rows into one new segment; FTS4 merges a level when it holds 16.
+    for (let edit = 0; edit < 20; edit++) {
+      project.edit(`pkg/mod${edit}.py`, pythonModule(2000 + edit, 1 + (edit % 2), edit % 3));
+      await incremental.sync();
+    }
+    assert.ok(segments().includes(merged), `the merged segment ${merged} is still there: ${segments().join(', ')}`);
+    assert.ok(segments().length < 20, 'the small segments were merged among themselves');
+    const clean = await openEngine(project.root, { parsers });
+    await clean.sync({ full: true });
+    assert.deepEqual(indexEntries(incremental), indexEntries(clean));
+    assert.deepEqual(searchTotals(incremental), searchTotals(clean));
+    await incremental.close();
+    await clean.close();
+  });
+
   test('a file left out for its bytes is not read again while its size and mtime stay; changed, it is judged again', async () => {
     const project = fixture({ 'a.ts': 'export const a = 1;\n', 'data.txt': 'binary\0\0\0\0 content\n', 'blank.md': '   \n' });
     const reads: string[] = [];
