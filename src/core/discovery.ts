@@ -74,6 +74,7 @@ function splitNul(buffer: Buffer): string[] {
 async function gitListing(
   root: string,
   ports: EnginePorts,
+  onGitRoot?: (root: string, gitRoot: string) => void,
 ): Promise<{ gitRoot: string; tracked: string[]; untracked: string[] } | undefined> {
   let gitRoot: string;
   try {
@@ -81,6 +82,7 @@ async function gitListing(
   } catch {
     return undefined;
   }
+  onGitRoot?.(root, gitRoot);
   const [tracked, untracked] = await Promise.all([
     ports.git.run(['ls-files', '-z', '--cached'], root),
     ports.git.run(['ls-files', '-z', '--others', '--exclude-standard'], root),
@@ -136,7 +138,8 @@ const statBatchSize = 64;
 
 /**
  * Lists the files a project index may read, in sorted order, with the reason for every path it
- * leaves out. Content checks (binary, secrets) happen later, when the file is read.
+ * leaves out. Content checks (binary, secrets) happen later, when the file is read. `onGitRoot`
+ * hears of the repository as soon as git names it, so a caller can read its state meanwhile.
  */
 export async function discover(
   rootInput: string,
@@ -144,6 +147,7 @@ export async function discover(
   excludeGlobs: string[],
   useGit: boolean,
   ports: EnginePorts,
+  onGitRoot?: (root: string, gitRoot: string) => void,
 ): Promise<Discovery> {
   const root = await canonicalRoot(rootInput, ports);
   const exclusions: Exclusion[] = [];
@@ -164,7 +168,7 @@ export async function discover(
   let listing: { gitRoot: string; tracked: string[]; untracked: string[] } | undefined;
   if (useGit) {
     try {
-      listing = await gitListing(root, ports);
+      listing = await gitListing(root, ports, onGitRoot);
     } catch (error) {
       ports.log.warn(`git listing failed, walking the folder instead: ${String(error)}`);
     }

@@ -3,7 +3,7 @@ import { discover } from './discovery';
 import { sniffContent } from './exclusion/contentRules';
 import type { ExclusionReason } from './exclusion/reasons';
 import { findSecretlintSecret } from './exclusion/secretlintLayer';
-import { readGitState } from './gitState';
+import { readGitState, type GitState } from './gitState';
 import { chunkIdOf, sha256Hex, symbolIdOf } from './hashing';
 import { languageForPath } from './language';
 import type { AnalysisContext, FileAnalysis, FileRows } from './fileAnalysis';
@@ -349,8 +349,15 @@ export async function syncProject(
   const { ports, store, options } = context;
   const started = ports.clock.now();
   onProgress?.({ phase: 'discovering', done: 0, total: 0 });
-  const discovery = await discover(context.root, options.bounds, options.excludeGlobs, options.useGit, ports);
-  const gitState = await readGitState(discovery.root, discovery.gitRoot, ports);
+  // `git status` walks the tree as discovery's stat pass does: it runs meanwhile (a second of a
+  // 50,000-file sync under load), and is used when the listing it came with was the one used.
+  const early: { gitRoot?: string; state?: Promise<GitState> } = {};
+  const discovery = await discover(context.root, options.bounds, options.excludeGlobs, options.useGit, ports, (root, gitRoot) => {
+    early.gitRoot = gitRoot;
+    early.state = readGitState(root, gitRoot, ports);
+  });
+  const gitState =
+    early.state && early.gitRoot === discovery.gitRoot ? await early.state : await readGitState(discovery.root, discovery.gitRoot, ports);
   const changed = new Set(gitState.changedPaths);
   const exclusions: StoredExclusion[] = [...discovery.exclusions];
   const boundNotes = [...discovery.boundNotes];
