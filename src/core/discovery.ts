@@ -118,7 +118,7 @@ async function walk(
       const relative = relativeDirectory ? `${relativeDirectory}/${name}` : name;
       let stat: FileStat;
       try {
-        stat = await ports.fs.lstat(path.join(root, relative));
+        stat = ports.fs.lstatBlocking(path.join(root, relative));
       } catch {
         continue;
       }
@@ -133,8 +133,6 @@ async function walk(
   }
   return { files, directories, truncated };
 }
-
-const statBatchSize = 64;
 
 /**
  * Lists the files a project index may read, in sorted order, with the reason for every path it
@@ -245,50 +243,41 @@ export async function discover(
 
   const candidates: Candidate[] = [];
   const realDirectoryCache = new Map<string, boolean>();
-  for (let start = 0; start < accepted.length; start += statBatchSize) {
-    const batch = accepted.slice(start, start + statBatchSize);
-    const stats = await Promise.all(
-      batch.map(async (relative) => {
-        try {
-          return await ports.fs.lstat(path.join(root, relative));
-        } catch {
-          return undefined;
-        }
-      }),
-    );
-    for (let index = 0; index < batch.length; index++) {
-      const relative = batch[index];
-      const stat = stats[index];
-      if (!stat) continue; // Listed by git but gone from the disk: it is simply not there.
-      if (stat.isSymbolicLink) {
-        exclusions.push({ path: relative, reason: 'symlink' });
-        continue;
-      }
-      if (!stat.isFile) continue;
-      const directory = path.posix.dirname(relative);
-      if (listing && directory !== '.') {
-        // git does not descend through symlinked directories, but the tree can change under us.
-        let inside = realDirectoryCache.get(directory);
-        if (inside === undefined) {
-          try {
-            const real = await ports.fs.realpath(path.join(root, directory));
-            inside = real === root || real.startsWith(root + path.sep);
-          } catch {
-            inside = false;
-          }
-          realDirectoryCache.set(directory, inside);
-        }
-        if (!inside) {
-          exclusions.push({ path: relative, reason: 'outside-root' });
-          continue;
-        }
-      }
-      if (stat.size > bounds.maxFileBytes) {
-        exclusions.push({ path: relative, reason: 'too-large', detail: `${stat.size} bytes` });
-        continue;
-      }
-      candidates.push({ path: relative, stat, tracked: trackedSet.has(relative) });
+  for (const relative of accepted) {
+    let stat: FileStat;
+    try {
+      stat = ports.fs.lstatBlocking(path.join(root, relative));
+    } catch {
+      continue; // Listed by git but gone from the disk: it is simply not there.
     }
+    if (stat.isSymbolicLink) {
+      exclusions.push({ path: relative, reason: 'symlink' });
+      continue;
+    }
+    if (!stat.isFile) continue;
+    const directory = path.posix.dirname(relative);
+    if (listing && directory !== '.') {
+      // git does not descend through symlinked directories, but the tree can change under us.
+      let inside = realDirectoryCache.get(directory);
+      if (inside === undefined) {
+        try {
+          const real = ports.fs.realpathBlocking(path.join(root, directory));
+          inside = real === root || real.startsWith(root + path.sep);
+        } catch {
+          inside = false;
+        }
+        realDirectoryCache.set(directory, inside);
+      }
+      if (!inside) {
+        exclusions.push({ path: relative, reason: 'outside-root' });
+        continue;
+      }
+    }
+    if (stat.size > bounds.maxFileBytes) {
+      exclusions.push({ path: relative, reason: 'too-large', detail: `${stat.size} bytes` });
+      continue;
+    }
+    candidates.push({ path: relative, stat, tracked: trackedSet.has(relative) });
   }
 
   return {

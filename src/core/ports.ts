@@ -24,6 +24,13 @@ export interface FileStat {
 export interface FileSystemHost {
   lstat(absolutePath: string): Promise<FileStat>;
   realpath(absolutePath: string): Promise<string>;
+  /**
+   * `lstat` and `realpath` without leaving the calling thread, for discovery, which stats every
+   * file and checks every directory of the project at each sync: a thread-pool round trip per
+   * call cost three times the system call (1.15 against 0.33 CPU-s for 50,000 files).
+   */
+  lstatBlocking(absolutePath: string): FileStat;
+  realpathBlocking(absolutePath: string): string;
   /** Entry names of one directory (not recursive, unsorted). */
   readdir(absolutePath: string): Promise<string[]>;
   /**
@@ -107,6 +114,13 @@ export const nodeFileSystem: FileSystemHost = {
   },
   realpath(absolutePath) {
     return fs.promises.realpath(absolutePath);
+  },
+  lstatBlocking(absolutePath) {
+    return toStat(fs.lstatSync(absolutePath));
+  },
+  realpathBlocking(absolutePath) {
+    // The same realpath(3) that `fs.promises.realpath` runs on the thread pool.
+    return fs.realpathSync.native(absolutePath);
   },
   readdir(absolutePath) {
     return fs.promises.readdir(absolutePath);
