@@ -46,5 +46,7 @@ export interface FileAnalyzer {
   analyze(relativePath: string, bytes: Uint8Array, knownHash: string | undefined, force: boolean): Promise<FileAnalysis | undefined>;
   /** Takes back a file not yet started elsewhere, so the caller analyzes it now instead of waiting (see `ParsePool.reclaim`). */
   reclaim(relativePath: string): boolean;
+  /** Stops the analyzer's threads if they are idle; the next `analyze` starts them again (see `ParsePool.release`). */
+  release?(): void;
   dispose?(): void;
 }

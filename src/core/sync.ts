@@ -21,6 +21,9 @@ const maxStoredReferences = 8;
 /** Files read ahead per pool worker: enough that a worker never waits for the next one. */
 const jobsPerWorker = 3;
 
+/** Syncs reading at least this many files stop the parse workers when their last file is analyzed (`FileAnalyzer.release`). */
+const releaseThreshold = 200;
+
 /** How far past the file being written the sync reads ahead (unchanged files cost nothing to skip). */
 const maxLookahead = 256;
 
@@ -505,6 +508,9 @@ export async function syncProject(
       }
     });
   }
+  // A large sync's workers stop before the full-text merge and the save, the sync's own peak of memory,
+  // instead of idling through them (each holds its heap and tree-sitter memory; the next large sync starts them again).
+  if (analyzer && toRead >= releaseThreshold) analyzer.release?.();
   if (boundHit === 'files') boundNotes.push(`Indexed the first ${options.bounds.maxFiles} files (bound maxFiles); the rest were left out.`);
   if (boundHit === 'bytes') boundNotes.push(`Stopped accepting files at ${options.bounds.maxTotalBytes} bytes (bound maxTotalBytes).`);
   let removed = 0;

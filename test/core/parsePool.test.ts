@@ -139,6 +139,30 @@ describe('parse pool', () => {
     assert.deepEqual(allRows(pooled.engine.store), allRows(inline.engine.store));
   });
 
+  test('a large sync stops its workers after its last file, a smaller one keeps them, and the rows stay those of the inline path', async () => {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 210; index++) {
+      files[`src/m${index}.ts`] = `export class Model${index} {\n  value(): number {\n    return ${index};\n  }\n}\n`;
+    }
+    const project = fixture(files);
+    project.initGit();
+    const inline = await indexWith(project.root, false);
+    const pooled = await indexWith(project.root, { minFiles: 1, size: 2, reclaim: false });
+    const pool = pooled.engine.analyzer as ParsePool;
+    assert.equal(pool.analyzed, pooled.report.discovered - 1, 'every file but the first went through the workers');
+    assert.equal(pool.running, 0, 'the workers stopped before the merge and the save, not 30 s later');
+    assert.deepEqual(allRows(pooled.engine.store), allRows(inline.engine.store));
+
+    const before = pool.analyzed;
+    project.edit('src/m1.ts', `export class Renamed {\n  other(): string {\n    return 'x';\n  }\n}\n`);
+    project.edit('src/m2.ts', `export function two(): number {\n  return 2;\n}\n`);
+    await pooled.engine.sync();
+    await inline.engine.sync();
+    assert.ok(pool.analyzed > before, 'the next sync started workers again');
+    assert.ok(pool.running > 0, 'a sync of a few files leaves its workers to the idle timer');
+    assert.deepEqual(allRows(pooled.engine.store), allRows(inline.engine.store));
+  });
+
   test('a sync with a handful of files to read stays on the engine thread', async () => {
     const project = fixture({ 'a.ts': 'export function a() {}\n', 'b.py': 'def b():\n    pass\n' });
     const { engine } = await indexWith(project.root, {});

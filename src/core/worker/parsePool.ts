@@ -156,6 +156,15 @@ export class ParsePool implements FileAnalyzer {
     return true;
   }
 
+  /**
+   * Stops the workers now if none holds a file, as the idle timer would later: a large sync calls it
+   * after its last file, so the full-text merge and the save (the sync's highest memory) run without
+   * the workers' heaps and tree-sitter memory. The pool stays usable; `analyze` starts workers again.
+   */
+  release(): void {
+    if (this.queue.length === 0 && this.busyJobs() === 0) this.stopAll();
+  }
+
   /** Stops every worker; their files resolve to `undefined` (inline). */
   dispose(): void {
     this.disabled ??= 'the pool was closed';
