@@ -486,7 +486,7 @@ export async function collectCandidates(
 
   // Full text. A chunk's relevance blends its bm25 (relative to the best hit) with how many of the
   // request's concepts its declared name holds (its parent's name counts half, and for a question
-  // its doc comment or docstring half, a class's a quarter); a chunk whose name holds any is
+  // its doc comment or docstring about two thirds, a class's half that); a chunk whose name holds any is
   // symbol text (up to 65), anything else full text (20..60).
   if (!proseFirst && ![...byId.values()].some((candidate) => candidate.base >= tierScores['exact-phrase'])) relevance.run(poolSize);
   if (relevance.hits.length > 0) {
@@ -510,13 +510,14 @@ export async function collectCandidates(
 
 /**
  * What a declaration's describing text (`describingText`) adds to its name coverage, per share of
- * the request's concepts it holds: half, as a parent's name does. Measured on the tune questions:
- * Hono natural recall@1 0.20 → 0.28 (with the code terms 0.32), CPython's unchanged at 0.50 but
- * its recall@8 0.94 until a class's docstring counted half of that (it describes the class, and a
- * question asks what a function does: `MozillaCookieJar` over `MozillaCookieJar.save`).
+ * the request's concepts it holds: a little more than a parent's name (half). Measured on the tune
+ * questions: Hono natural recall@1 0.20 → 0.28 at 0.5 (with the code terms 0.32, 0.36 at 0.65;
+ * 0.35 and 1.0 lose one each), CPython's unchanged at 0.50 but its recall@8 0.94 until a class's
+ * docstring counted half (it describes the class, and a question asks what a function does:
+ * `MozillaCookieJar` over `MozillaCookieJar.save`), then 0.56.
  */
-const descriptionWeight = 0.5;
-const classDescriptionWeight = 0.25;
+const descriptionWeight = 0.65;
+const classDescriptionWeight = descriptionWeight / 2;
 
 /** Python's docstring opening: a string literal of triple quotes, maybe prefixed. */
 const docstringStart = /^[rRuUbB]{0,2}(?:"""|''')/;
