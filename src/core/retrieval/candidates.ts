@@ -495,7 +495,9 @@ export async function collectCandidates(
     const demoteShapes = descriptor.natural && !descriptor.keywords.some((word) => shapeWords.test(word));
     const aliases = relevance.statistics?.aliases;
     // A question's words are often those of the doc comment that says what the code does (see `describedShares`).
-    const descriptions = descriptor.natural && !descriptor.long && live ? await describedShares(rows, weights, live, aliases) : undefined;
+    const mostRelevant = [...rows].sort((a, b) => relevance.relative(b.rowid) - relevance.relative(a.rowid) || a.rowid - b.rowid);
+    const descriptions =
+      descriptor.natural && !descriptor.long && live ? await describedShares(mostRelevant, weights, live, aliases) : undefined;
     for (const row of rows) {
       const coverage = nameCoverage(row, weights, aliases);
       const shape = demoteShapes && row.kind !== null && shapeKinds.has(row.kind) ? shapeWeight : 1;
@@ -567,7 +569,13 @@ function textStems(text: string): Set<string> {
 }
 
 /**
- * For each declaration among `rows`, the share of the request's concepts (idf-weighted) that its
+ * Declarations whose describing text is read, the most relevant first: each may be another file
+ * to read, and one far down the full-text ranking does not reach the top with it.
+ */
+const maxDescribed = 32;
+
+/**
+ * For each of the first `maxDescribed` declarations among `rows`, the share of the request's concepts (idf-weighted) that its
  * describing text (`describingText`) holds: a field of its own, as a doc comment states what the
  * code does in the words a question uses, where the body's words are stray evidence.
  */
@@ -581,7 +589,7 @@ async function describedShares(
   let total = 0;
   for (const weight of weights.values()) total += weight;
   if (total === 0) return shares;
-  const declarations = rows.filter((row) => row.symbolId !== null);
+  const declarations = rows.filter((row) => row.symbolId !== null).slice(0, maxDescribed);
   const files = await Promise.all(
     [...new Set(declarations.map((row) => row.path))].map(async (path) => [path, await live.get(path)] as const),
   );
