@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { describingText, fullTextTerms } from '../../src/core/retrieval/candidates';
+import { codeTermsFor } from '../../src/core/retrieval/codeTerms';
+import { fixtureFactory, openEngine, structuralParsers } from './fixtures';
+
+const fixture = fixtureFactory();
+
+describe('a declaration described in prose', () => {
+  test('the describing text is the doc comment above, or the docstring after the signature, with the signature', () => {
+    const typescript = [
+      '/**',
+      ' * Rotates the log once it grows past the limit.',
+      ' */',
+      'export function roll(path: string) {',
+      '  return path',
+      '}',
+    ];
+    const jsdoc = describingText({ startLine: 1, endLine: 6, symbolStart: 4, signature: 'export function roll(path: string)' }, typescript);
+    assert.ok(jsdoc.includes('Rotates the log') && jsdoc.includes('roll(path: string)'), jsdoc);
+
+    const python = [
+      'def save(self,',
+      '         filename=None):',
+      '',
+      '    """Save cookies to a file',
+      '    in the Netscape format."""',
+      '    pass',
+    ];
+    const docstring = describingText({ startLine: 1, endLine: 6, symbolStart: 1, signature: 'def save(self, filename=None)' }, python);
+    assert.ok(docstring.includes('Netscape format'), docstring);
+
+    // A body whose first statement is code has no docstring, even when a string follows later.
+    const code = ['def load(self):', '    value = 1', '    """not a docstring"""'];
+    assert.equal(describingText({ startLine: 1, endLine: 3, symbolStart: 1, signature: 'def load(self)' }, code), 'def load(self)');
+    // A later part of a long declaration holds neither.
+    const part = describingText({ startLine: 4, endLine: 6, symbolStart: 1, signature: 'def save(self, filename=None)' }, python);
+    assert.equal(part, 'def save(self, filename=None)');
+  });
+
+  test('a question ranks the function its doc comment describes above one that only shares body words', async () => {
+    // Both hold the question's words; the one that states it in its doc comment is what the question asks for.
+    const project = fixture({
+      'src/archive.ts': [
+        '/**',
+        ' * Rotates the log file once it grows past the size limit.',
+        ' */',
+        'export function roll(target: string, bytes: number, keep: number) {',
+        '  const next = `${target}.1`',
+        '  const older = Array.from({ length: keep }, (_, index) => `${target}.${index + 2}`)',
+        '  const moved = older.reverse().map((name, index) => [name, older[index + 1] ?? next])',
+        '  return bytes > 0 ? { next, moved } : { next: target, moved: [] }',
+        '}',
+        '',
+      ].join('\n'),
+      'src/report.ts': [
+        'export function summary(entries: string[]) {',
+        "  const text = entries.join(' ')",
+        '  return `log file: size ${text.length}, limit ${text.length * 2}, rotated, grows; log file size limit, log file`',
+        '}',
+        '',
+      ].join('\n'),
+    });
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
+    await engine.sync();
+    const result = await engine.search('how does the log file get rotated once it grows past the size limit?');
+    assert.equal(result.results[0]?.symbol, 'roll', JSON.stringify(result.results.map((item) => item.symbol ?? item.path)));
+    await engine.close();
+  });
+});
+
+describe('code terms for question words', () => {
+  test('a question word stands for the code terms of its act or its abbreviation; other words for none', () => {
+    assert.ok(codeTermsFor('checked').includes('verify'));
+    assert.ok(codeTermsFor('throws').includes('error'));
+    assert.ok(codeTermsFor('configuration').includes('config'));
+    assert.deepEqual(codeTermsFor('quokka'), []);
+    // Only a question's prose words get them, as related terms.
+    const [checked] = fullTextTerms(['checked'], new Set(['checked']), true);
+    assert.ok(checked.related?.includes('"verify"') && checked.terms.includes('"verify"'), JSON.stringify(checked));
+    assert.equal(fullTextTerms(['checked'], new Set(['checked']))[0].related, undefined);
+    assert.equal(fullTextTerms(['checked'], new Set(), true)[0].related, undefined);
+  });
+
+  test("a question's words find the declaration named in code terms", async () => {
+    // Both take a token and a key; only the words `checked` stands for (`verify`) tell them apart.
+    const project = fixture({
+      'src/one.ts': ['export function verifyToken(token: string, key: string) {', '  return token.endsWith(key)', '}', ''].join('\n'),
+      'src/two.ts': ['export function tokenOwner(token: string, key: string) {', '  return `${key}:${token}`', '}', ''].join('\n'),
+    });
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
+    await engine.sync();
+    const result = await engine.search('how is a token checked against the key?');
+    assert.equal(result.results[0]?.symbol, 'verifyToken', JSON.stringify(result.results.map((item) => item.symbol ?? item.path)));
+    await engine.close();
+  });
+});
