@@ -363,7 +363,10 @@ export async function collectCandidates(
     const message = descriptor.messagePhrase;
     const literal = await phraseHits(message);
     // Not literally there: the source may hold it with placeholders where the request has values.
-    const rows = literal.length > 0 || !live ? literal : await placeholderRows(store, message, live);
+    // Of a two-word message both words must match literally, the one pair `placeholderRows` would
+    // probe is the phrase just looked up, and its query would cost as much again to find nothing.
+    const placeholders = literal.length === 0 && live !== undefined && phraseTokens(message).length > 2;
+    const rows = placeholders ? await placeholderRows(store, message, live) : literal;
     phrases.push({ phrase: message, rows, weight: 1, whole: true });
   }
   for (const phrase of descriptor.phrases) phrases.push({ phrase, rows: await phraseHits(phrase), weight: 1, whole: wholeLiteral(phrase) });
