@@ -485,12 +485,14 @@ export async function collectCandidates(
     const weights = relevance.statistics?.weights ?? new Map<string, number>();
     const rows = store.chunks.snippetsByRowid(relevance.hits.map((hit) => hit.rowid));
     const demoteShapes = descriptor.natural && !descriptor.keywords.some((word) => shapeWords.test(word));
+    // One text for every full-text candidate's `matched`: a pasted text's pool joins its 32 words for each of 256 rows otherwise.
+    const matchedWords = words.join(' ');
     for (const row of rows) {
       const coverage = nameCoverage(row, weights);
       const shape = demoteShapes && row.kind !== null && shapeKinds.has(row.kind) ? shapeWeight : 1;
       const blended = shape * (0.65 * relevance.relative(row.rowid) + 0.35 * Math.min(1, coverage.own + coverage.parent / 2));
       if (coverage.own > 0) add(row, 'symbol-text', row.name as string, 20 + 45 * blended);
-      else add(row, 'full-text', words.join(' '), 20 + 40 * blended);
+      else add(row, 'full-text', matchedWords, 20 + 40 * blended);
     }
   }
   return [...byId.values()];
