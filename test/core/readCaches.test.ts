@@ -149,3 +149,68 @@ test('common-term counts read before a change are read again after it', async ()
     await engine.close();
   }
 });
+
+test('chunk rows read by id are served again only while the index stands, and copy with their lazy fields', async () => {
+  const project = fixture({ 'ledger.py': pythonSource('credit') });
+  const engine = await openEngine(project.root, { parsers: structuralParsers() });
+  try {
+    await engine.sync();
+    const rowids = engine.store.chunks.currentSnippets('ledger.py').map((row) => row.rowid);
+    assert.ok(rowids.length >= 2, 'the file has chunks');
+    const first = engine.store.chunks.snippetsByRowid(rowids);
+    assert.deepEqual(
+      first.map((row) => row.rowid),
+      rowids,
+    );
+    const again = engine.store.chunks.snippetsByRowid([...rowids].reverse());
+    assert.deepEqual(
+      again.map((row) => row.rowid),
+      [...rowids].reverse(),
+      'the order asked, from kept rows too',
+    );
+    assert.ok(
+      again.every((row) => first.includes(row)),
+      'the rows read a moment ago are served again',
+    );
+
+    // A spread copies the lazily computed id and references as values, in the rows' field order.
+    const copy = { ...first[0] };
+    assert.equal(copy.id, first[0].id);
+    assert.equal(copy.refs, first[0].refs);
+    assert.deepEqual(Object.keys(copy), [
+      'rowid',
+      'id',
+      'path',
+      'fileHash',
+      'startLine',
+      'endLine',
+      'tokens',
+      'stale',
+      'chunkKind',
+      'parser',
+      'parserVersion',
+      'symbolId',
+      'name',
+      'kind',
+      'qualifiedName',
+      'signature',
+      'parent',
+      'symbolStart',
+      'symbolEnd',
+      'imports',
+      'refs',
+    ]);
+
+    // New bytes: the old rows turn stale, so asking for them again finds none, and the new rows carry the new hash.
+    project.edit('ledger.py', pythonSource('credit', '  # settled'));
+    await engine.sync();
+    assert.deepEqual(engine.store.chunks.snippetsByRowid(rowids), []);
+    const hash = sha256Hex(fs.readFileSync(project.path('ledger.py')));
+    const current = engine.store.chunks.currentSnippets('ledger.py').map((row) => row.rowid);
+    const fresh = engine.store.chunks.snippetsByRowid(current);
+    assert.equal(fresh.length, current.length);
+    assert.ok(fresh.every((row) => row.fileHash === hash && !first.includes(row)));
+  } finally {
+    await engine.close();
+  }
+});

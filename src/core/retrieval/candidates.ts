@@ -373,7 +373,10 @@ export async function collectCandidates(
     const message = descriptor.messagePhrase;
     const literal = await phraseHits(message);
     // Not literally there: the source may hold it with placeholders where the request has values.
-    const rows = literal.length > 0 || !live ? literal : await placeholderRows(store, message, live);
+    // Of a two-word message both words must match literally, the one pair `placeholderRows` would
+    // probe is the phrase just looked up, and its query would cost as much again to find nothing.
+    const placeholders = literal.length === 0 && live !== undefined && phraseTokens(message).length > 2;
+    const rows = placeholders ? await placeholderRows(store, message, live) : literal;
     phrases.push({ phrase: message, rows, weight: 1, whole: true });
   }
   for (const phrase of descriptor.phrases) phrases.push({ phrase, rows: await phraseHits(phrase), weight: 1, whole: wholeLiteral(phrase) });
@@ -498,13 +501,15 @@ export async function collectCandidates(
     const mostRelevant = [...rows].sort((a, b) => relevance.relative(b.rowid) - relevance.relative(a.rowid) || a.rowid - b.rowid);
     const descriptions =
       descriptor.natural && !descriptor.long && live ? await describedShares(mostRelevant, weights, live, aliases) : undefined;
+    // One text for every full-text candidate's `matched`: a pasted text's pool joins its 32 words for each of 256 rows otherwise.
+    const matchedWords = words.join(' ');
     for (const row of rows) {
       const coverage = nameCoverage(row, weights, aliases);
       const shape = demoteShapes && row.kind !== null && shapeKinds.has(row.kind) ? shapeWeight : 1;
       const described = (descriptions?.get(row.rowid) ?? 0) * (row.kind === 'class' ? classDescriptionWeight : descriptionWeight);
       const blended = shape * (0.65 * relevance.relative(row.rowid) + 0.35 * Math.min(1, coverage.own + coverage.parent / 2 + described));
       if (coverage.own > 0) add(row, 'symbol-text', row.name as string, 20 + 45 * blended);
-      else add(row, 'full-text', words.join(' '), 20 + 40 * blended);
+      else add(row, 'full-text', matchedWords, 20 + 40 * blended);
     }
   }
   return [...byId.values()];

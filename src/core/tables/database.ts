@@ -226,6 +226,11 @@ export class Database {
     return this.revisionCounter;
   }
 
+  /** True while a transaction or batch is open: rows read then may not be committed yet, so a cache keyed by `revision` must not keep them. */
+  get inTransaction(): boolean {
+    return this.batchDepth > 0;
+  }
+
   meta(key: string): string | undefined {
     const value = this.one('SELECT value FROM meta WHERE key = ?', [key])?.[0];
     return value === undefined || value === null ? undefined : String(value);
