@@ -245,6 +245,22 @@ describe('file-level localization (issue 14)', () => {
     await engine.close();
   });
 
+  test('a report that names a format ranks the code handling it above the changelog that mentions it', async () => {
+    const changelog = Array.from({ length: 8 }, (_, index) => `- ${index}: markdown tables render with the right table width`).join('\n');
+    const project = fixture({
+      'src/render.ts':
+        'export function renderTable(rows: string[][], width: number): string {\n  // markdown tables pad to the width\n  return rows.join(String(width));\n}\n',
+      'CHANGELOG.md': `# Changes\n\n${changelog}\n`,
+    });
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
+    await engine.sync();
+    const ranked = async (query: string) => (await engine.search(query, { granularity: 'files' })).files?.map((file) => file.path) ?? [];
+    assert.equal((await ranked('Fix the width of markdown tables\n\nThe table was too wide.'))[0], 'src/render.ts');
+    // A subject about the changelog keeps it where its words put it.
+    assert.equal((await ranked('Fix the changelog entry about markdown tables\n\nThe table width line was wrong.'))[0], 'CHANGELOG.md');
+    await engine.close();
+  });
+
   test('pk search --files prints ranked files with evidence, as text and as JSON', () => {
     const project = new Fixture(invoices());
     created.push(project);
