@@ -226,6 +226,27 @@ describe('file-level localization (issue 14)', () => {
     assert.equal(weak[1].evidence[0].score, 174);
   });
 
+  test('the owner of a member the index does not declare counts as much as the ceiling allows', () => {
+    const candidate = (path: string, score: number, qualifiedName: string) => ({
+      snippet: { ...snippetRow, path, startLine: 1, endLine: 3, id: `${path}:1`, qualifiedName },
+      reason: 'symbol-text' as CandidateReason,
+      base: score,
+      matched: qualifiedName,
+      score,
+      modified: false,
+    });
+    const candidates = [candidate('rich/ansi.py', 45, 'AnsiDecoder.decode_line'), candidate('rich/text.py', 30, 'Text')];
+    const wholeFile = new Map([
+      ['rich/ansi.py', 5],
+      ['rich/text.py', 5],
+    ]);
+    const options = { wholeFile, evidenceCeiling: reportEvidenceCeiling };
+    assert.equal(rankFiles(candidates, options)[0].path, 'rich/ansi.py');
+    assert.equal(rankFiles(candidates, { ...options, ownerNames: new Set(['Text']) })[0].path, 'rich/text.py');
+    // Without a ceiling (a lookup) the candidates count as scored.
+    assert.equal(rankFiles(candidates, { wholeFile, ownerNames: new Set(['Text']) })[0].path, 'rich/ansi.py');
+  });
+
   test('a report that mentions its new test still ranks the code it fixes above the test file', async () => {
     const test = Array.from(
       { length: 6 },

@@ -45,6 +45,12 @@ export interface FileRankingOptions {
    * (`sentenceInitialWords`).
    */
   weakNames?: ReadonlySet<string>;
+  /**
+   * Types a request names as the owner of a member the index does not declare (`Text` of
+   * "Add a Text.from_ansi helper"): their declarations count as much as the evidence ceiling
+   * allows, since the member is added to or changed in them.
+   */
+  ownerNames?: ReadonlySet<string>;
   /** For lookups (a symbol, path or phrase): files whose best candidate's base is at least this go first whatever the fusion says. */
   exactFirstFrom?: number;
 }
@@ -101,10 +107,13 @@ export function rankFiles<T extends Candidate & { score: number; modified: boole
   const files = [...byPath.entries()].map(([path, list]) => {
     const sorted = [...list].sort((a, b) => b.score - a.score || a.snippet.startLine - b.snippet.startLine);
     const ceiling = options.evidenceCeiling;
-    const weak = options.weakNames;
+    const { weakNames: weak, ownerNames: owners } = options;
     const counted = (candidate: T) => {
       if (weak && symbolReasons.has(candidate.reason) && weak.has(candidate.matched)) return Math.min(weakNameCeiling, candidate.score);
-      return ceiling === undefined || candidate.reason === 'exact-path' ? candidate.score : Math.min(ceiling, candidate.score);
+      if (ceiling === undefined || candidate.reason === 'exact-path') return candidate.score;
+      const name = candidate.snippet.qualifiedName;
+      if (owners && name !== null && owners.has(name.slice(name.lastIndexOf('.') + 1))) return ceiling;
+      return Math.min(ceiling, candidate.score);
     };
     const evidence = sorted
       .map(counted)
