@@ -226,6 +226,28 @@ describe('file-level localization (issue 14)', () => {
     assert.equal(weak[1].evidence[0].score, 174);
   });
 
+  test('an identifier-shaped name keeps more of its exact declaration than the report ceiling allows', () => {
+    const candidate = (path: string, reason: CandidateReason, score: number, line: number, matched: string) => ({
+      snippet: { ...snippetRow, path, startLine: line, endLine: line + 2, id: `${path}:${line}` },
+      reason,
+      base: score,
+      matched,
+      score,
+      modified: false,
+    });
+    const candidates = [
+      candidate('src/terminal_unix.go', 'exact-symbol', 176, 1, 'notifyOnResize'),
+      ...[1, 10, 20].map((line) => candidate('src/terminal.go', 'full-text', 50, line, 'resize')),
+    ];
+    const wholeFile = new Map([
+      ['src/terminal_unix.go', 5],
+      ['src/terminal.go', 5],
+    ]);
+    const options = { wholeFile, evidenceCeiling: reportEvidenceCeiling };
+    assert.equal(rankFiles(candidates, options)[0].path, 'src/terminal.go');
+    assert.equal(rankFiles(candidates, { ...options, identifierNames: new Set(['notifyOnResize']) })[0].path, 'src/terminal_unix.go');
+  });
+
   test('the owner of a member the index does not declare counts as much as the ceiling allows', () => {
     const candidate = (path: string, score: number, qualifiedName: string) => ({
       snippet: { ...snippetRow, path, startLine: 1, endLine: 3, id: `${path}:1`, qualifiedName },
