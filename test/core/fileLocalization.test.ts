@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { CandidateReason } from '../../src/core/retrieval/candidates';
-import { rankFiles, reportEvidenceCeiling } from '../../src/core/retrieval/fileRanking';
+import { rankFiles, reportEvidenceCeiling, weakNameCeiling } from '../../src/core/retrieval/fileRanking';
 import { maxSnippetsPerFile } from '../../src/core/retrieval/retrieve';
 import type { SnippetRow } from '../../src/core/tables/fileChange';
 import { Fixture, fixtureFactory, openEngine, structuralParsers, tempFile } from './fixtures';
@@ -201,6 +201,107 @@ describe('file-level localization (issue 14)', () => {
       rankFiles(named, { wholeFile: new Map([...wholeFile, ['src/asked.go', 2]]), evidenceCeiling: reportEvidenceCeiling })[0].path,
       'src/asked.go',
     );
+  });
+
+  test('a weak name (a word that only opens sentences of the report) counts below any full-text hit for its declarations', () => {
+    const candidate = (path: string, reason: CandidateReason, score: number, matched: string) => ({
+      snippet: { ...snippetRow, path, startLine: 1, endLine: 3, id: `${path}:1` },
+      reason,
+      base: score,
+      matched,
+      score,
+      modified: false,
+    });
+    const candidates = [candidate('src/tui/tui.go', 'exact-symbol', 174, 'Close'), candidate('src/tui/light.go', 'full-text', 45, 'wheel')];
+    const wholeFile = new Map([
+      ['src/tui/tui.go', 5],
+      ['src/tui/light.go', 5],
+    ]);
+    const options = { wholeFile, evidenceCeiling: reportEvidenceCeiling };
+    assert.equal(rankFiles(candidates, options)[0].path, 'src/tui/tui.go', 'an ordinary name keeps the ceiling');
+    const weak = rankFiles(candidates, { ...options, weakNames: new Set(['Close']) });
+    assert.equal(weak[0].path, 'src/tui/light.go');
+    assert.ok(weakNameCeiling < 45, 'the cap is below the full-text hit it yields to');
+    // The evidence shown keeps the snippet's own score.
+    assert.equal(weak[1].evidence[0].score, 174);
+  });
+
+  test('an identifier-shaped name keeps more of its exact declaration than the report ceiling allows', () => {
+    const candidate = (path: string, reason: CandidateReason, score: number, line: number, matched: string) => ({
+      snippet: { ...snippetRow, path, startLine: line, endLine: line + 2, id: `${path}:${line}` },
+      reason,
+      base: score,
+      matched,
+      score,
+      modified: false,
+    });
+    const candidates = [
+      candidate('src/terminal_unix.go', 'exact-symbol', 176, 1, 'notifyOnResize'),
+      ...[1, 10, 20].map((line) => candidate('src/terminal.go', 'full-text', 50, line, 'resize')),
+    ];
+    const wholeFile = new Map([
+      ['src/terminal_unix.go', 5],
+      ['src/terminal.go', 5],
+    ]);
+    const options = { wholeFile, evidenceCeiling: reportEvidenceCeiling };
+    assert.equal(rankFiles(candidates, options)[0].path, 'src/terminal.go');
+    assert.equal(rankFiles(candidates, { ...options, identifierNames: new Set(['notifyOnResize']) })[0].path, 'src/terminal_unix.go');
+  });
+
+  test('the owner of a member the index does not declare counts as much as the ceiling allows', () => {
+    const candidate = (path: string, score: number, qualifiedName: string) => ({
+      snippet: { ...snippetRow, path, startLine: 1, endLine: 3, id: `${path}:1`, qualifiedName },
+      reason: 'symbol-text' as CandidateReason,
+      base: score,
+      matched: qualifiedName,
+      score,
+      modified: false,
+    });
+    const candidates = [candidate('rich/ansi.py', 45, 'AnsiDecoder.decode_line'), candidate('rich/text.py', 30, 'Text')];
+    const wholeFile = new Map([
+      ['rich/ansi.py', 5],
+      ['rich/text.py', 5],
+    ]);
+    const options = { wholeFile, evidenceCeiling: reportEvidenceCeiling };
+    assert.equal(rankFiles(candidates, options)[0].path, 'rich/ansi.py');
+    assert.equal(rankFiles(candidates, { ...options, ownerNames: new Set(['Text']) })[0].path, 'rich/text.py');
+    // Without a ceiling (a lookup) the candidates count as scored.
+    assert.equal(rankFiles(candidates, { wholeFile, ownerNames: new Set(['Text']) })[0].path, 'rich/ansi.py');
+  });
+
+  test('a report that mentions its new test still ranks the code it fixes above the test file', async () => {
+    const test = Array.from(
+      { length: 6 },
+      (_, index) => `test("trims the header value ${index}", () => {\n  expect(parseHeaderValue(" a${index} ")).toBe("a${index}");\n});\n`,
+    ).join('\n');
+    const project = fixture({
+      'src/header.ts': 'export function parseHeaderValue(raw: string): string {\n  return raw.trim();\n}\n',
+      'src/header.test.ts': `import { parseHeaderValue } from "./header";\n${test}`,
+    });
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
+    await engine.sync();
+    const ranked = async (query: string) => (await engine.search(query, { granularity: 'files' })).files?.map((file) => file.path) ?? [];
+    const report = 'Fix trimming of the header value\n\nThe value kept its spaces. Added a test.';
+    assert.deepEqual((await ranked(report)).slice(0, 2), ['src/header.ts', 'src/header.test.ts']);
+    // A subject about tests keeps the test file where its words put it.
+    assert.equal((await ranked('Fix the header value test\n\nIt trimmed nothing.'))[0], 'src/header.test.ts');
+    await engine.close();
+  });
+
+  test('a report that names a format ranks the code handling it above the changelog that mentions it', async () => {
+    const changelog = Array.from({ length: 8 }, (_, index) => `- ${index}: markdown tables render with the right table width`).join('\n');
+    const project = fixture({
+      'src/render.ts':
+        'export function renderTable(rows: string[][], width: number): string {\n  // markdown tables pad to the width\n  return rows.join(String(width));\n}\n',
+      'CHANGELOG.md': `# Changes\n\n${changelog}\n`,
+    });
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
+    await engine.sync();
+    const ranked = async (query: string) => (await engine.search(query, { granularity: 'files' })).files?.map((file) => file.path) ?? [];
+    assert.equal((await ranked('Fix the width of markdown tables\n\nThe table was too wide.'))[0], 'src/render.ts');
+    // A subject about the changelog keeps it where its words put it.
+    assert.equal((await ranked('Fix the changelog entry about markdown tables\n\nThe table width line was wrong.'))[0], 'CHANGELOG.md');
+    await engine.close();
   });
 
   test('pk search --files prints ranked files with evidence, as text and as JSON', () => {

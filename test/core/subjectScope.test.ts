@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { pathInScope, subjectScope } from '../../src/core/retrieval/subjectScope';
+import { pathInScope, sentenceInitialWords, subjectScope } from '../../src/core/retrieval/subjectScope';
 
 describe('the component a subject line names (subjectScope)', () => {
   test('conventional-commit scopes, bare component prefixes and bracketed tags', () => {
@@ -27,5 +27,14 @@ describe('the component a subject line names (subjectScope)', () => {
     assert.ok(pathInScope('shell/key-bindings.fish', ['fish']));
     assert.ok(!pathInScope('src/etagged.ts', ['etag']));
     assert.ok(!pathInScope('src/jsx/render.ts', ['jsx', 'dom']));
+  });
+
+  test('plain words that only open a line or a sentence are its verbs, not names it asks for', () => {
+    assert.deepEqual([...sentenceInitialWords('Fix horizontal mouse wheel\n\nClose #4848')].sort(), ['Close', 'Fix']);
+    assert.deepEqual([...sentenceInitialWords('* Remove debugging. Update the cache: Reset it')].sort(), ['Remove', 'Reset', 'Update']);
+    // Named again inside a sentence, a word is a name; identifier-shaped words never count.
+    assert.deepEqual([...sentenceInitialWords('Parser drops tags, and the cloned Parser loses its TagSet')], []);
+    assert.deepEqual([...sentenceInitialWords('TagSet is shared. HTML5 scope; parseHeader fails')], []);
+    assert.deepEqual([...sentenceInitialWords('')], []);
   });
 });

@@ -52,3 +52,31 @@ export function pathInScope(path: string, scope: readonly string[]): boolean {
   );
   return scope.every((word) => segments.has(word));
 }
+
+/** A plain word: letters only, lower-case after an optional capital (`Close`, `update`), unlike `parseHeader` or `HTML5`. */
+const plainWord = /^[A-Za-z][a-z]+$/;
+
+/**
+ * Plain words that open a line or a sentence of the text and occur nowhere else in it: `Close` of
+ * "Close #4848", `Update` of "Update wcwidth", `Remove` of "* Remove debugging". The index declares
+ * such words (`Renderer.Close`), but a report's sentence-initial word is its verb, not a name it
+ * asks for; the file ranking counts their declarations as weak evidence (`weakNameCeiling`).
+ */
+export function sentenceInitialWords(text: string): Set<string> {
+  const initial = new Set<string>();
+  const elsewhere = new Set<string>();
+  for (const line of text.split('\n')) {
+    let opensSentence = true;
+    for (const match of line.matchAll(/[A-Za-z_$][\w$]*|[.!?:](?=\s)/g)) {
+      const token = match[0];
+      if (/^[.!?:]$/.test(token)) {
+        opensSentence = true;
+        continue;
+      }
+      if (plainWord.test(token)) (opensSentence ? initial : elsewhere).add(token);
+      opensSentence = false;
+    }
+  }
+  for (const word of elsewhere) initial.delete(word);
+  return initial;
+}

@@ -136,12 +136,22 @@ function main(): void {
   };
   const reposDirectory = option('--repos') ?? process.env.PK_LOCALIZATION_REPOS ?? '/work/eval-repos';
   const perRepository = Number(option('--per-repo') ?? 45);
-  const out = option('--out') ?? path.join(__dirname, '..', '..', '..', '..', 'test', 'quality', 'localization', 'instances.json');
+  const committed = path.join(__dirname, '..', '..', '..', '..', 'test', 'quality', 'localization', 'instances.json');
+  const out = option('--out') ?? committed;
+  // An extra tuning set: the qualifying commits beyond the committed ones (older), all labelled tune.
+  const beyond = argv.includes('--beyond-set');
+  if (beyond && out === committed) throw new Error('--beyond-set needs --out FILE (the committed instances stay as they are)');
+  const known = beyond
+    ? new Set((JSON.parse(fs.readFileSync(committed, 'utf8')) as LocalizationInstance[]).map((instance) => instance.commit))
+    : undefined;
   const all: LocalizationInstance[] = [];
   for (const repository of localizationRepositories) {
     const workTree = path.join(reposDirectory, workTreeName(repository.name));
     if (!fs.existsSync(workTree)) throw new Error(`missing ${workTree} (clone ${repository.name} there with its full history)`);
-    const instances = extractRepository(workTree, repository, perRepository);
+    const extracted = extractRepository(workTree, repository, perRepository);
+    const instances = known
+      ? extracted.filter((instance) => !known.has(instance.commit)).map((instance) => ({ ...instance, split: 'tune' as const }))
+      : extracted;
     const heldOut = instances.filter((instance) => instance.split === 'held-out').length;
     console.log(`${repository.name}: ${instances.length} instances (${instances.length - heldOut} tune, ${heldOut} held-out)`);
     all.push(...instances);

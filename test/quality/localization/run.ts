@@ -8,6 +8,7 @@
  *
  *   node out/test/quality/localization/run.js [--split tune|held-out|all] [--repos DIR]
  *       [--repo OWNER/NAME] [--max-per-repo N] [--verbose] [--localization-json FILE] [--files]
+ *       [--instances FILE]
  *
  * The repositories are expected as clones with full history under `PK_LOCALIZATION_REPOS`
  * (default `/work/eval-repos`), one per repository named `owner+name`; see README.md here.
@@ -37,6 +38,8 @@ export interface LocalizationOptions {
   maxPerRepository?: number;
   verbose?: boolean;
   jsonFile?: string;
+  /** Instances from this file instead of the committed `instances.json`. */
+  instancesFile?: string;
   /** `files` ranks with the engine's file-level answer (`granularity: 'files'`) instead of snippets mapped to files. */
   granularity?: 'snippets' | 'files';
 }
@@ -82,8 +85,8 @@ export function defaultReposDirectory(): string {
   return process.env.PK_LOCALIZATION_REPOS ?? '/work/eval-repos';
 }
 
-export function loadInstances(): LocalizationInstance[] {
-  const file = path.join(sourceDirectory(), 'instances.json');
+/** The committed instances, or those of `file` (an extra tuning set made by `extract.ts --beyond-set`). */
+export function loadInstances(file = path.join(sourceDirectory(), 'instances.json')): LocalizationInstance[] {
   return JSON.parse(fs.readFileSync(file, 'utf8')) as LocalizationInstance[];
 }
 
@@ -252,7 +255,7 @@ export interface LocalizationReport {
 
 /** Runs the localization set; undefined (after a message) when none of its repositories is present. */
 export async function runLocalization(options: LocalizationOptions): Promise<LocalizationReport | undefined> {
-  const instances = loadInstances().filter(
+  const instances = loadInstances(options.instancesFile).filter(
     (instance) =>
       (options.split === 'all' || instance.split === options.split) && (!options.repository || instance.repository === options.repository),
   );
@@ -349,6 +352,7 @@ export function localizationOptions(argv: string[]): LocalizationOptions {
     maxPerRepository: max === undefined ? undefined : Math.trunc(Number(max)),
     verbose: argv.includes('--verbose'),
     jsonFile: optionValue(argv, '--localization-json'),
+    instancesFile: optionValue(argv, '--instances'),
     granularity: argv.includes('--files') ? 'files' : 'snippets',
   };
 }
