@@ -169,39 +169,25 @@ export async function runIndexChild(argv: string[], makeParsers: () => Promise<C
   clearInterval(timer);
   const indexPeakRssMB = round(process.resourceUsage().maxRSS / 1024, 1);
   const coldSaveBytes = bytesWritten(counts);
-  const measure = async (): Promise<SaveFigures> => {
+  // One sync timed with the bytes its save wrote; `path` names the sync the engine chose, where it chooses.
+  const timed = async (sync: () => Promise<{ reindexed: number; path?: string }>): Promise<SaveFigures> => {
     Object.assign(counts, emptyWriteCounts());
     const before = engine.store.lastSave;
     const at = performance.now();
-    const sync = await engine.sync();
+    const outcome = await sync();
     const ms = round(performance.now() - at, 1);
     const save = engine.store.lastSave;
     const saved = save && save !== before ? save : undefined;
-    return {
-      ms,
-      bytesWritten: bytesWritten(counts),
-      mode: saved?.mode ?? null,
-      saveMs: saved ? round(saved.ms, 1) : null,
-      reindexed: sync.reindexed,
-    };
+    const mode = outcome.path === undefined ? (saved?.mode ?? null) : `${outcome.path} sync${saved ? `, ${saved.mode}` : ''}`;
+    return { ms, bytesWritten: bytesWritten(counts), mode, saveMs: saved ? round(saved.ms, 1) : null, reindexed: outcome.reindexed };
   };
+  const measure = () => timed(() => engine.sync());
   // The editor's path: a save names its file, so only that file is re-indexed and the database written.
-  const measureEditor = async (): Promise<SaveFigures> => {
-    Object.assign(counts, emptyWriteCounts());
-    const before = engine.store.lastSave;
-    const at = performance.now();
-    const outcome = await engine.syncChanges({ paths: [editPath], persist: true });
-    const ms = round(performance.now() - at, 1);
-    const save = engine.store.lastSave;
-    const saved = save && save !== before ? save : undefined;
-    return {
-      ms,
-      bytesWritten: bytesWritten(counts),
-      mode: `${outcome.path} sync${saved ? `, ${saved.mode}` : ''}`,
-      saveMs: saved ? round(saved.ms, 1) : null,
-      reindexed: outcome.changed,
-    };
-  };
+  const measureEditor = () =>
+    timed(async () => {
+      const outcome = await engine.syncChanges({ paths: [editPath], persist: true });
+      return { reindexed: outcome.changed, path: outcome.path };
+    });
   const noChange = await measure();
   const absolute = path.join(root, ...editPath.split('/'));
   const original = fs.readFileSync(absolute);
