@@ -9,7 +9,9 @@
 //   node test/bench/profile-phases.mjs /tmp/pk-prof/*.cpuprofile
 //
 // Sampled time is wall time of the thread: on a loaded machine every figure is inflated alike,
-// so compare shares, or scale by the CPU seconds the bench prints.
+// so compare shares, or scale by the CPU seconds the bench prints. Read a profile with the build
+// that wrote it: the frames are mapped through the source maps now in dist/, and another build's
+// put the samples in the wrong functions.
 import * as fs from 'node:fs';
 import { SourceMap } from 'node:module';
 
