@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { describingText, fullTextTerms } from '../../src/core/retrieval/candidates';
+import { conceptList, describingText, fullTextTerms, nameCoverage } from '../../src/core/retrieval/candidates';
 import { codeTermsFor } from '../../src/core/retrieval/codeTerms';
 import { fixtureFactory, openEngine, structuralParsers } from './fixtures';
 
@@ -66,6 +66,28 @@ describe('a declaration described in prose', () => {
     const result = await engine.search('how does the log file get rotated once it grows past the size limit?');
     assert.equal(result.results[0]?.symbol, 'roll', JSON.stringify(result.results.map((item) => item.symbol ?? item.path)));
     await engine.close();
+  });
+});
+
+describe('name coverage', () => {
+  test("a declared name's share of the request's concepts, its parent's apart, aliases counting as their concept", () => {
+    const weights = new Map([
+      ['pars', 2],
+      ['cooki', 1],
+      ['jar', 1],
+      ['rotat', 4],
+    ]);
+    const aliases = new Map([['rotat', ['roll']]]);
+    const row = { name: 'parseCookieHeader', qualifiedName: 'CookieJar.parseCookieHeader' };
+    // pars and cooki are the name's own (3 of 8), jar only its parent's (1 of 8), rotat neither.
+    assert.deepEqual(nameCoverage(row, weights, aliases), { own: 3 / 8, parent: 1 / 8 });
+    // `roll` stands for `rotat`: the name holds 4 of 8 through the alias.
+    assert.deepEqual(nameCoverage({ name: 'rollLog', qualifiedName: 'rollLog' }, weights, aliases), { own: 4 / 8, parent: 0 });
+    // The list made once per request gives what the map gives, row by row.
+    const list = conceptList(weights, aliases);
+    for (const other of [row, { name: 'rollLog', qualifiedName: 'Logs.rollLog' }, { name: null, qualifiedName: null }])
+      assert.deepEqual(nameCoverage(other, list), nameCoverage(other, weights, aliases));
+    assert.deepEqual(nameCoverage(row, new Map()), { own: 0, parent: 0 });
   });
 });
 

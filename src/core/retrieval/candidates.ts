@@ -497,6 +497,7 @@ export async function collectCandidates(
     const rows = store.chunks.snippetsByRowid(relevance.hits.map((hit) => hit.rowid));
     const demoteShapes = descriptor.natural && !descriptor.keywords.some((word) => shapeWords.test(word));
     const aliases = relevance.statistics?.aliases;
+    const concepts = conceptList(weights, aliases);
     // A question's words are often those of the doc comment that says what the code does (see `describedShares`).
     const mostRelevant = [...rows].sort((a, b) => relevance.relative(b.rowid) - relevance.relative(a.rowid) || a.rowid - b.rowid);
     const descriptions =
@@ -504,7 +505,7 @@ export async function collectCandidates(
     // One text for every full-text candidate's `matched`: a pasted text's pool joins its 32 words for each of 256 rows otherwise.
     const matchedWords = words.join(' ');
     for (const row of rows) {
-      const coverage = nameCoverage(row, weights, aliases);
+      const coverage = nameCoverage(row, concepts);
       const shape = demoteShapes && row.kind !== null && shapeKinds.has(row.kind) ? shapeWeight : 1;
       const described = (descriptions?.get(row.rowid) ?? 0) * (row.kind === 'class' ? classDescriptionWeight : descriptionWeight);
       const blended = shape * (0.65 * relevance.relative(row.rowid) + 0.35 * Math.min(1, coverage.own + coverage.parent / 2 + described));
@@ -813,38 +814,68 @@ export function phraseProbes(runs: string[][], content: string[], listed: (word:
 /** The stems of names already split, by name: a request scores hundreds of rows, and declarations share names. */
 const stemsByName = new Map<string, ReadonlySet<string>>();
 const maxStemmedNames = 16_384;
+/**
+ * Stems of identifier parts, by part: a pasted text's pool of 256 rows holds hundreds of names
+ * not seen before, but their parts (`get`, `handler`, `binding`) repeat across the project.
+ */
+const stemsByPart = new Map<string, string>();
+const maxStemmedParts = 32_768;
+
+function partStem(part: string): string {
+  let stem = stemsByPart.get(part);
+  if (stem === undefined) {
+    if (stemsByPart.size >= maxStemmedParts) stemsByPart.clear();
+    stem = stemWord(part);
+    stemsByPart.set(part, stem);
+  }
+  return stem;
+}
 
 /** The stems of an identifier's parts (`parseHttpHeader` → parse, http, header), memoized. */
 function nameStems(name: string): ReadonlySet<string> {
   let stems = stemsByName.get(name);
   if (!stems) {
     if (stemsByName.size >= maxStemmedNames) stemsByName.clear();
-    stems = new Set(splitIdentifier(name).map(stemWord));
+    stems = new Set(splitIdentifier(name).map(partStem));
     stemsByName.set(name, stems);
   }
   return stems;
 }
 
+/** A request's concepts as `nameCoverage` checks them: each one's weight and the stems that hold it (itself, then its aliases). */
+export interface ConceptList {
+  total: number;
+  concepts: Array<{ weight: number; stems: string[] }>;
+}
+
+/** The concepts of `weights` (and their `aliases`) in their order, made once per request rather than once per row. */
+export function conceptList(concepts: ReadonlyMap<string, number>, aliases: ReadonlyMap<string, string[]> = new Map()): ConceptList {
+  const list: ConceptList = { total: 0, concepts: [] };
+  for (const [concept, weight] of concepts) {
+    list.total += weight;
+    list.concepts.push({ weight, stems: [concept, ...(aliases.get(concept) ?? [])] });
+  }
+  return list;
+}
+
 /** Shares of the request's concepts (stems with idf weights) held by a chunk's declared name and by its parent's name. */
 export function nameCoverage(
   row: Pick<SnippetRow, 'name' | 'qualifiedName'>,
-  concepts: ReadonlyMap<string, number>,
+  concepts: ReadonlyMap<string, number> | ConceptList,
   aliases: ReadonlyMap<string, string[]> = new Map(),
 ): { own: number; parent: number } {
-  if (!row.name || concepts.size === 0) return { own: 0, parent: 0 };
+  const list = concepts instanceof Map ? conceptList(concepts, aliases) : (concepts as ConceptList);
+  if (!row.name || list.concepts.length === 0) return { own: 0, parent: 0 };
   const own = nameStems(row.name);
   const qualifier = row.qualifiedName && row.qualifiedName.length > row.name.length ? row.qualifiedName.slice(0, -row.name.length - 1) : '';
   const parent = nameStems(qualifier);
-  let total = 0;
   let ownWeight = 0;
   let parentWeight = 0;
-  for (const [concept, weight] of concepts) {
-    total += weight;
-    const also = aliases.get(concept) ?? [];
-    if (own.has(concept) || also.some((alias) => own.has(alias))) ownWeight += weight;
-    else if (parent.has(concept) || also.some((alias) => parent.has(alias))) parentWeight += weight;
+  for (const { weight, stems } of list.concepts) {
+    if (stems.some((stem) => own.has(stem))) ownWeight += weight;
+    else if (stems.some((stem) => parent.has(stem))) parentWeight += weight;
   }
-  return total > 0 ? { own: ownWeight / total, parent: parentWeight / total } : { own: 0, parent: 0 };
+  return list.total > 0 ? { own: ownWeight / list.total, parent: parentWeight / list.total } : { own: 0, parent: 0 };
 }
 
 const maxWeightedConcepts = 16;

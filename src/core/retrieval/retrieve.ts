@@ -159,10 +159,23 @@ function testDemotion(descriptor: TaskDescriptor): number {
   return descriptor.natural ? questionTestPenalty : testPenalty;
 }
 
+/** Paths already classified as tests or benchmarks (`score` asks for every candidate, and candidates share files). */
+const demotedPaths = new Map<string, boolean>();
+
+function demotedPath(path: string): boolean {
+  let demoted = demotedPaths.get(path);
+  if (demoted === undefined) {
+    if (demotedPaths.size >= maxClassifiedPaths) demotedPaths.clear();
+    demoted = isTestPath(path) || benchmarkPath.test(path);
+    demotedPaths.set(path, demoted);
+  }
+  return demoted;
+}
+
 function score(candidate: Candidate, modified: boolean, tracked: boolean, demotion: number): number {
   const cost = Math.min(8, candidate.snippet.tokens / 250);
   const path = candidate.snippet.path;
-  const test = demotion > 0 && (isTestPath(path) || benchmarkPath.test(path)) ? demotion : 0;
+  const test = demotion > 0 && demotedPath(path) ? demotion : 0;
   return Math.round((candidate.base + (modified ? 10 : 0) + (tracked ? 3 : 0) - cost - test) * 100) / 100;
 }
 

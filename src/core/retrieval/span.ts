@@ -42,11 +42,15 @@ function wordStems(word: string): readonly string[] {
   return stems;
 }
 
-/** The stems a line holds: its words and their identifier parts (`parseCookieHeader` → pars, cooki, header). */
-function lineStems(line: string): Set<string> {
-  const stems = new Set<string>();
-  for (const word of line.match(/[\p{L}\p{N}_]+/gu) ?? []) for (const stem of wordStems(word)) stems.add(stem);
-  return stems;
+/**
+ * The stems of `wanted` a line holds (its words and their identifier parts: `parseCookieHeader` →
+ * pars, cooki, header). Checked from the line's side: a pasted text wants a hundred stems, and a
+ * long chunk's lines hold a few words each.
+ */
+function wantedStems(line: string, wanted: ReadonlySet<string>): Set<string> {
+  const found = new Set<string>();
+  for (const word of line.match(/[\p{L}\p{N}_]+/gu) ?? []) for (const stem of wordStems(word)) if (wanted.has(stem)) found.add(stem);
+  return found;
 }
 
 /**
@@ -65,10 +69,7 @@ export function focusSpan(
   const { windowLines, contextLines } = shape;
   if (lines.length <= shape.wholeLines) return undefined;
   const wanted = new Set(requestWords.map(stemWord));
-  const perLine = lines.map((line) => {
-    const stems = lineStems(line);
-    return new Set([...wanted].filter((stem) => stems.has(stem)));
-  });
+  const perLine = lines.map((line) => wantedStems(line, wanted));
   if (literal) {
     const first = phraseLine(lines, literal);
     if (first !== undefined) return { from: Math.max(0, first - contextLines), to: Math.min(lines.length - 1, first + contextLines) };
