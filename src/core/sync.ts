@@ -87,7 +87,8 @@ export async function buildRows(
     {
       windowLines: bounds.windowLines,
       overlapLines: bounds.overlapLines,
-      timeoutMs: Math.min(750, Math.max(100, Math.round(text.length / 1000))),
+      // The parser's own budget by size (`parseBudgetMs`) bounds it; 0 adds no tighter one.
+      timeoutMs: 0,
     },
   );
   const imports = result.imports && result.imports.length > 0 ? JSON.stringify(result.imports) : null;
