@@ -97,7 +97,7 @@ export async function buildRows(
   const terms = new FileTermsBuilder();
   const symbols = new Map<string, SymbolRow>();
   const seen = new Set<string>();
-  const owners = lineOwners(result.chunks, lines.length);
+  const owners = lineOwners(result.chunks, lines.length, (index) => result.chunks[index].symbol?.startLine ?? 0);
   for (const [index, chunk] of result.chunks.entries()) {
     const symbol = chunk.symbol;
     const symbolId = symbol ? symbolIdOf(context.projectId, relativePath, fileHash, symbol) : null;
