@@ -87,7 +87,8 @@ export async function buildRows(
     {
       windowLines: bounds.windowLines,
       overlapLines: bounds.overlapLines,
-      timeoutMs: Math.min(750, Math.max(100, Math.round(text.length / 1000))),
+      // The parser's own budget by size (`parseBudgetMs`) bounds it; 0 adds no tighter one.
+      timeoutMs: 0,
     },
   );
   const imports = result.imports && result.imports.length > 0 ? JSON.stringify(result.imports) : null;
@@ -96,7 +97,7 @@ export async function buildRows(
   const terms = new FileTermsBuilder();
   const symbols = new Map<string, SymbolRow>();
   const seen = new Set<string>();
-  const owners = lineOwners(result.chunks, lines.length);
+  const owners = lineOwners(result.chunks, lines.length, (index) => result.chunks[index].symbol?.startLine ?? 0);
   for (const [index, chunk] of result.chunks.entries()) {
     const symbol = chunk.symbol;
     const symbolId = symbol ? symbolIdOf(context.projectId, relativePath, fileHash, symbol) : null;

@@ -46,13 +46,23 @@ export interface LineRange {
 /**
  * Gives each line to the smallest chunk that contains it. A class chunk then indexes its header
  * and fields while each method indexes its own body, so nested declarations are not put into
- * the full-text index twice (the snippet ranges themselves are unchanged).
+ * the full-text index twice (the snippet ranges themselves are unchanged). Between chunks of one
+ * size the one of the later-starting declaration (`declarationStart`, the inner one) wins: a long
+ * class and a long method in it are both cut into 80-line parts, and the class's part took the
+ * method's body (jsoup's 104-line `HttpConnection.Response.execute` was indexed as the class).
  */
-export function lineOwners(chunks: ReadonlyArray<LineRange>, lineCount: number): Int32Array {
+export function lineOwners(
+  chunks: ReadonlyArray<LineRange>,
+  lineCount: number,
+  declarationStart: (index: number) => number = () => 0,
+): Int32Array {
   const owners = new Int32Array(lineCount + 1).fill(-1);
   const bySize = chunks
-    .map((chunk, index) => ({ chunk, index }))
-    .sort((a, b) => a.chunk.endLine - a.chunk.startLine - (b.chunk.endLine - b.chunk.startLine) || a.index - b.index);
+    .map((chunk, index) => ({ chunk, index, declaration: declarationStart(index) }))
+    .sort(
+      (a, b) =>
+        a.chunk.endLine - a.chunk.startLine - (b.chunk.endLine - b.chunk.startLine) || b.declaration - a.declaration || a.index - b.index,
+    );
   for (const { chunk, index } of bySize) {
     for (let line = Math.max(1, chunk.startLine); line <= Math.min(lineCount, chunk.endLine); line++)
       if (owners[line] === -1) owners[line] = index;

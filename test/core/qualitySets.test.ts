@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { jsoupCommit } from '../quality/honoCorpus';
 import { honoQueries } from '../quality/honoQueries';
+import { jsoupQueries } from '../quality/jsoupQueries';
 import { bm25Document, bm25Rank, bm25Scores, bm25Tokens } from '../quality/localization/bm25';
 import { queryOf, splitOf } from '../quality/localization/extract';
 import { isSourceFile, localizationRepositories } from '../quality/localization/repositories';
@@ -143,5 +145,23 @@ describe('second code base queries (Hono)', () => {
         assert.ok(expected.start !== undefined && expected.end !== undefined && expected.start <= expected.end, query.id);
       }
     }
+  });
+});
+
+describe('third code base queries (jsoup)', () => {
+  test('at least 30 natural questions, a third held out, ids unique, ranges in the source tree', () => {
+    assert.ok(jsoupQueries.length >= 30, String(jsoupQueries.length));
+    assert.ok(jsoupQueries.every((query) => query.kind === 'natural'));
+    assert.equal(jsoupQueries.filter((query) => query.split === 'held-out').length, Math.floor(jsoupQueries.length / 3));
+    assert.equal(new Set(jsoupQueries.map((query) => query.id)).size, jsoupQueries.length);
+    for (const query of jsoupQueries)
+      for (const expected of query.expected) {
+        assert.ok(expected.path.startsWith('src/main/java/org/jsoup/') && expected.path.endsWith('.java'), query.id);
+        assert.ok(expected.start !== undefined && expected.end !== undefined && expected.start <= expected.end, query.id);
+      }
+  });
+
+  test("the corpus is pinned at the localization set's jsoup head", () => {
+    assert.equal(jsoupCommit, repository('jhy/jsoup').head);
   });
 });

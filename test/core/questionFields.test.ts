@@ -117,3 +117,57 @@ describe('code terms for question words', () => {
     await engine.close();
   });
 });
+
+describe("a question's nudge toward the files its words spread over", () => {
+  test('a test file that holds every word of the behaviour does not lift its own tests above the code', async () => {
+    // Like jsoup's `HttpConnectionTest.redirectMethodsFollowHttpSemantics` above `redirectMethod`:
+    // the tests' names and comments repeat the question's words, the code states them once.
+    const names = [
+      'redirectAfterPostUsesGet',
+      'redirectAfterPutKeepsMethod',
+      'redirectAfterHeadKeepsHead',
+      'redirectFollowUpRequestMethod',
+    ];
+    const cases = names.map((name, index) =>
+      [
+        `export function ${name}() {`,
+        `  const status = ${301 + index}`,
+        '  // the follow-up request after a redirect of a POST uses this method',
+        "  return check(nextVerb(status, 'POST'), status)",
+        '}',
+      ].join('\n'),
+    );
+    const project = fixture({
+      'src/http.ts': [
+        '/** The method of the follow-up request after an automatic redirect. */',
+        'export function nextVerb(status: number, verb: string) {',
+        "  if (status === 303) return verb === 'HEAD' ? 'HEAD' : 'GET'",
+        "  if (status === 301 || status === 302) return verb === 'POST' ? 'GET' : verb",
+        '  return verb',
+        '}',
+        '',
+        'export function send(url: string) {',
+        '  return fetch(url)',
+        '}',
+        '',
+      ].join('\n'),
+      'test/http.test.ts': [
+        "import { nextVerb } from '../src/http'",
+        'function check(a: string, b: number) {',
+        '  return a + b',
+        '}',
+        ...cases,
+        '',
+      ].join('\n'),
+    });
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
+    await engine.sync();
+    const result = await engine.search('after a POST gets a 303 status, which method does the follow-up request of the redirect use?');
+    const order = result.results.map((item) => `${item.path}:${item.startLine} ${item.score}`);
+    assert.equal(result.results[0]?.symbol, 'nextVerb', JSON.stringify(order));
+    // A question about the tests still gets them first.
+    const tests = await engine.search('which tests check the method after a redirect of a POST?');
+    assert.equal(tests.results[0]?.path, 'test/http.test.ts', JSON.stringify(tests.results.map((item) => item.symbol ?? item.path)));
+    await engine.close();
+  });
+});

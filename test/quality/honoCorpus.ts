@@ -1,8 +1,9 @@
 /**
- * The second quality corpus: the whole Hono repository (TypeScript) at one pinned commit, checked
- * out into a temporary `git worktree` of the clone the localization set uses
- * (`PK_LOCALIZATION_REPOS/honojs+hono`). The commit pins every byte the expected locations in
- * `honoQueries.ts` were read from; a clone without it is reported and the set skipped.
+ * The second and third quality corpora: the whole Hono repository (TypeScript) and the whole jsoup
+ * repository (Java), each at one pinned commit, checked out into a temporary `git worktree` of the
+ * clone the localization set uses (`PK_LOCALIZATION_REPOS/honojs+hono`, `.../jhy+jsoup`). The
+ * commit pins every byte the expected locations in `honoQueries.ts` and `jsoupQueries.ts` were
+ * read from; a clone without it is reported and the set skipped.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -11,6 +12,9 @@ import * as path from 'node:path';
 
 export const honoRepository = 'honojs/hono';
 export const honoCommit = '28a9c128912de19f3fb28b00ae289c9b93f6f392';
+export const jsoupRepository = 'jhy/jsoup';
+/** The localization set's head for jsoup (`localization/repositories.ts`). */
+export const jsoupCommit = '46b620860af930eedc193a705eaf7cea5aec89a6';
 
 export interface HonoCorpus {
   root: string;
@@ -23,17 +27,23 @@ function git(cwd: string, args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-/** The checked-out corpus, or a one-line reason why it cannot be had. */
+/** The checked-out Hono corpus, or a one-line reason why it cannot be had. */
 export function prepareHonoCorpus(reposDirectory: string): HonoCorpus | string {
-  const clone = path.join(reposDirectory, 'honojs+hono');
+  return preparePinnedCorpus(reposDirectory, honoRepository, honoCommit);
+}
+
+/** One fetched repository checked out at a pinned commit, or a one-line reason why it cannot be had. */
+export function preparePinnedCorpus(reposDirectory: string, repository: string, commit: string): HonoCorpus | string {
+  const clone = path.join(reposDirectory, repository.replace('/', '+'));
   try {
-    git(clone, ['cat-file', '-e', `${honoCommit}^{commit}`]);
+    git(clone, ['cat-file', '-e', `${commit}^{commit}`]);
   } catch {
-    return `no clone of ${honoRepository} containing ${honoCommit.slice(0, 12)} at ${clone}`;
+    return `no clone of ${repository} containing ${commit.slice(0, 12)} at ${clone}`;
   }
   git(clone, ['worktree', 'prune']);
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pk-quality-hono-')));
-  git(clone, ['worktree', 'add', '-q', '--detach', '-f', root, honoCommit]);
+  const name = repository.slice(repository.indexOf('/') + 1);
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `pk-quality-${name}-`)));
+  git(clone, ['worktree', 'add', '-q', '--detach', '-f', root, commit]);
   const files = git(root, ['ls-files', '-z']).split('\u0000').filter(Boolean).length;
   return {
     root,

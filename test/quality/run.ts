@@ -4,13 +4,14 @@
  * `corpus.ts`), lexical vs hybrid vs a plain grep baseline, per query kind.
  *
  *   node out/test/quality/run.js [--verbose] [--only ID_PREFIX] [--json FILE] [--split tune|held-out|all]
- *       [--repos DIR] [--skip-localization]
+ *       [--repos DIR] [--skip-localization] [--sets cpython,hono,jsoup,declarations]
  *
  * Then the error-message and natural-language queries on a second code base, Hono in TypeScript
- * (`honoQueries.ts`), the declaration oracle, and the file-localization set on real fix commits
- * (`localization/run.ts`). The last two sets have a held-out third that runs only with
- * `--split held-out` or `--split all` (default tune); both skip with a message when the fetched
- * repositories are absent (`PK_LOCALIZATION_REPOS`, see localization/README.md).
+ * (`honoQueries.ts`), natural questions on a third, jsoup in Java (`jsoupQueries.ts`), the
+ * declaration oracle, and the file-localization set on real fix commits (`localization/run.ts`).
+ * Hono, jsoup and localization have a held-out third that runs only with `--split held-out` or
+ * `--split all` (default tune); they skip with a message when the fetched repositories are absent
+ * (`PK_LOCALIZATION_REPOS`, see localization/README.md).
  *
  * Prints recall@1, recall@8, MRR, mean tokens returned per query and tokens per found answer.
  * Each part ends with one JSON line holding its figures. It measures and prints; the exit code is
@@ -22,8 +23,9 @@ import { ProjectEngine } from '../../src/core/engine';
 import { nodePorts } from '../../src/core/ports';
 import { prepareCorpus } from './corpus';
 import { createGrepBaseline, type GrepBaseline } from './grep';
-import { honoCommit, prepareHonoCorpus } from './honoCorpus';
+import { honoCommit, honoRepository, jsoupCommit, jsoupRepository, preparePinnedCorpus } from './honoCorpus';
 import { honoQueries } from './honoQueries';
+import { jsoupQueries } from './jsoupQueries';
 import { defaultReposDirectory, localizationOptions, runLocalization, splitArgument } from './localization/run';
 import { qualityParsers } from './parsers';
 import { qualityQueries, type ExpectedLocation, type QualityQuery, type QueryKind } from './queries';
@@ -229,18 +231,36 @@ async function main(): Promise<void> {
   }
 }
 
+/** A fetched repository at a pinned commit with its query set, measured the same way as the CPython set. */
+interface PinnedSet {
+  /** The key of its figures in the JSON line, and the `--sets` name. */
+  key: 'hono' | 'jsoup';
+  title: string;
+  repository: string;
+  commit: string;
+  queries: QualityQuery[];
+}
+
+const pinnedSets: PinnedSet[] = [
+  { key: 'hono', title: 'Hono (TypeScript)', repository: honoRepository, commit: honoCommit, queries: honoQueries },
+  { key: 'jsoup', title: 'jsoup (Java)', repository: jsoupRepository, commit: jsoupCommit, queries: jsoupQueries },
+];
+
 /**
- * The second code base: error messages and natural questions on Hono (TypeScript). Held-out
- * queries run only with `--split held-out` or `--split all`, like the localization set.
+ * The second and third code bases: error messages and natural questions on Hono, natural questions
+ * on jsoup. Held-out queries run only with `--split held-out` or `--split all`, like the
+ * localization set.
  */
-async function runHono(argv: string[]): Promise<void> {
+async function runPinnedSet(set: PinnedSet, argv: string[]): Promise<void> {
   const split = splitArgument(argv);
   const verbose = argv.includes('--verbose');
   const reposIndex = argv.indexOf('--repos');
   const reposDirectory = reposIndex >= 0 ? argv[reposIndex + 1] : defaultReposDirectory();
-  const corpus = prepareHonoCorpus(reposDirectory);
+  const onlyIndex = argv.indexOf('--only');
+  const only = onlyIndex >= 0 ? argv[onlyIndex + 1] : undefined;
+  const corpus = preparePinnedCorpus(reposDirectory, set.repository, set.commit);
   if (typeof corpus === 'string') {
-    console.log(`\nSecond code base skipped: ${corpus}; see test/quality/localization/README.md to fetch it.`);
+    console.log(`\n${set.title} skipped: ${corpus}; see test/quality/localization/README.md to fetch it.`);
     return;
   }
   try {
@@ -253,17 +273,17 @@ async function runHono(argv: string[]): Promise<void> {
       const result: Record<string, Record<string, Record<string, Figures>>> = {};
       const splits = split === 'all' ? (['tune', 'held-out'] as const) : ([split] as const);
       const indexMs = Math.round(performance.now() - started);
-      const where = `Hono (TypeScript) at ${honoCommit.slice(0, 12)}, ${corpus.files} files`;
-      console.log(`\nSecond code base: ${where} (${report.discovered} indexed in ${indexMs} ms)`);
+      const where = `${set.title} at ${set.commit.slice(0, 12)}, ${corpus.files} files`;
+      console.log(`\nCode base: ${where} (${report.discovered} indexed in ${indexMs} ms)`);
       for (const part of splits) {
-        const queries = honoQueries.filter((query) => (query.split ?? 'tune') === part);
+        const queries = set.queries.filter((query) => (query.split ?? 'tune') === part && (!only || query.id.startsWith(only)));
         const perKind = kinds
           .map((kind) => `${kind} ${queries.filter((query) => query.kind === kind).length}`)
           .filter((text) => !text.endsWith(' 0'));
-        console.log(`\nHono ${part}: ${queries.length} queries (${perKind.join(', ')})`);
+        console.log(`\n${set.title} ${part}: ${queries.length} queries (${perKind.join(', ')})`);
         result[part] = (await measureQueries(engine, grep, queries, verbose)).summary;
       }
-      console.log(JSON.stringify({ hono: { commit: honoCommit, grepTool: grep.tool, summary: result } }));
+      console.log(JSON.stringify({ [set.key]: { commit: set.commit, grepTool: grep.tool, summary: result } }));
     } finally {
       await engine.close();
     }
@@ -272,12 +292,27 @@ async function runHono(argv: string[]): Promise<void> {
   }
 }
 
-// CPython queries, the Hono queries, declaration recall/precision against each language's own parser, then file localization.
-main()
-  .then(() => runHono(process.argv.slice(2)))
-  .then(() => runStructuralQuality())
-  .then(() => (process.argv.includes('--skip-localization') ? undefined : runLocalization(localizationOptions(process.argv.slice(2)))))
-  .catch((error: unknown) => {
-    console.error(`quality: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
-  });
+/** `--sets cpython,hono,jsoup,declarations` runs only those parts (all of them by default; localization has its own flag). */
+function selectedSets(argv: string[]): Set<string> {
+  const index = argv.indexOf('--sets');
+  const all = ['cpython', 'hono', 'jsoup', 'declarations'];
+  if (index < 0) return new Set(all);
+  const named = (argv[index + 1] ?? '').split(',').filter(Boolean);
+  const unknown = named.filter((name) => !all.includes(name));
+  if (unknown.length > 0 || named.length === 0) throw new Error(`--sets takes a comma-separated list of ${all.join(', ')}`);
+  return new Set(named);
+}
+
+async function runSelected(argv: string[]): Promise<void> {
+  const sets = selectedSets(argv);
+  if (sets.has('cpython')) await main();
+  for (const set of pinnedSets) if (sets.has(set.key)) await runPinnedSet(set, argv);
+  if (sets.has('declarations')) await runStructuralQuality();
+  if (!argv.includes('--skip-localization')) await runLocalization(localizationOptions(argv));
+}
+
+// CPython queries, the Hono and jsoup queries, declaration recall/precision against each language's own parser, then file localization.
+runSelected(process.argv.slice(2)).catch((error: unknown) => {
+  console.error(`quality: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+});

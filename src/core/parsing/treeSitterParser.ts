@@ -30,11 +30,14 @@ export const structuralLanguages: ReadonlySet<string> = new Set([
 const extractorVersion = 1;
 
 /**
- * Parse time allowed for a file: 100 ms plus about 1.3 ms per KB (tree-sitter in wasm parses
- * roughly a megabyte a second on a slow core), never more than 750 ms or the caller's bound.
+ * Parse time allowed for a file: 250 ms plus 10 ms per KB, never more than 3 s or the caller's
+ * bound. Tree-sitter in wasm parses roughly a megabyte a second on an idle core, but the bound is
+ * wall time: on a loaded machine (load 16 on 2 cores) jsoup's 54 KB `HttpConnection.java` took
+ * 336 ms with its error recovery, and under the earlier 100 ms + 1.3 ms per KB (sync: 100 ms) 14 of
+ * jsoup's 196 Java files fell back to text windows, the index's declarations depending on the load.
  */
 export function parseBudgetMs(textLength: number, callerTimeoutMs: number): number {
-  const adaptive = Math.min(750, Math.max(100, 100 + Math.round((1.3 * textLength) / 1024)));
+  const adaptive = Math.min(3000, 250 + Math.round((10 * textLength) / 1024));
   return callerTimeoutMs > 0 ? Math.min(adaptive, callerTimeoutMs) : adaptive;
 }
 

@@ -138,9 +138,12 @@ export async function backfillEmbeddings(context: SyncContext): Promise<number> 
  * header, each method its body), with the owners `buildRows` uses (`lineOwners`, rows in
  * insertion order), so vectors filled in later equal the ones computed at index time.
  */
-export function ownTexts(lines: string[], rows: ReadonlyArray<Pick<SnippetRow, 'rowid' | 'startLine' | 'endLine'>>): Map<string, string> {
+export function ownTexts(
+  lines: string[],
+  rows: ReadonlyArray<Pick<SnippetRow, 'rowid' | 'startLine' | 'endLine' | 'symbolStart'>>,
+): Map<string, string> {
   const ordered = [...rows].sort((a, b) => a.rowid - b.rowid);
-  const owners = lineOwners(ordered, lines.length);
+  const owners = lineOwners(ordered, lines.length, (index) => ordered[index].symbolStart ?? 0);
   const texts = new Map<string, string>();
   ordered.forEach((row, index) => {
     const key = `${row.startLine}-${row.endLine}`;
