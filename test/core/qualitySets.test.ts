@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
+import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { jsoupCommit } from '../quality/honoCorpus';
 import { honoQueries } from '../quality/honoQueries';
 import { jsoupQueries } from '../quality/jsoupQueries';
 import { bm25Document, bm25Rank, bm25Scores, bm25Tokens } from '../quality/localization/bm25';
 import { queryOf, splitOf } from '../quality/localization/extract';
-import { isSourceFile, localizationRepositories } from '../quality/localization/repositories';
+import { allRepositories, extraRepositories, isSourceFile, localizationRepositories } from '../quality/localization/repositories';
 import { loadInstances, localizationFigures, rankedOutcome, splitArgument } from '../quality/localization/run';
 
 const repository = (name: string) => {
-  const found = localizationRepositories.find((candidate) => candidate.name === name);
+  const found = allRepositories.find((candidate) => candidate.name === name);
   assert.ok(found, name);
   return found;
 };
@@ -128,6 +129,27 @@ describe('localization set: the committed instances', () => {
     }
     const heldOut = instances.filter((instance) => instance.split === 'held-out').length;
     assert.ok(heldOut >= instances.length / 4 && heldOut <= instances.length / 2.5, `held-out ${heldOut} of ${instances.length}`);
+  });
+});
+
+describe('localization set: the fresh check set (fresh-instances.json)', () => {
+  const committed = loadInstances();
+  const fresh = loadInstances(path.join(__dirname, '..', '..', '..', 'test', 'quality', 'localization', 'fresh-instances.json'));
+
+  test('its repositories are outside the committed set and none of its commits is an instance there', () => {
+    const committedNames = new Set(localizationRepositories.map((candidate) => candidate.name));
+    for (const extra of extraRepositories) assert.ok(!committedNames.has(extra.name), extra.name);
+    const committedCommits = new Set(committed.map((instance) => instance.commit));
+    const extraNames = new Set(extraRepositories.map((candidate) => candidate.name));
+    assert.ok(fresh.length >= 60, `${fresh.length}`);
+    for (const instance of fresh) {
+      const where = `${instance.repository}@${instance.commit}`;
+      assert.ok(extraNames.has(instance.repository), where);
+      assert.ok(!committedCommits.has(instance.commit), where);
+      assert.equal(instance.split, 'tune', where);
+      assert.ok(instance.answer.length >= 1 && instance.answer.length <= 5, where);
+      for (const file of instance.answer) assert.ok(isSourceFile(file, repository(instance.repository)), `${where}: ${file}`);
+    }
   });
 });
 

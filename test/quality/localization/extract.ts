@@ -17,7 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isSourceFile, localizationRepositories, workTreeName, type LocalizationRepository } from './repositories';
+import { extraRepositories, isSourceFile, localizationRepositories, workTreeName, type LocalizationRepository } from './repositories';
 
 export type Split = 'tune' | 'held-out';
 
@@ -141,17 +141,22 @@ function main(): void {
   // An extra tuning set: the qualifying commits beyond the committed ones (older), all labelled tune.
   const beyond = argv.includes('--beyond-set');
   if (beyond && out === committed) throw new Error('--beyond-set needs --out FILE (the committed instances stay as they are)');
+  // A fresh check set: the qualifying commits of repositories outside the committed set, all labelled tune.
+  const extra = argv.includes('--extra');
+  if (extra && out === committed) throw new Error('--extra needs --out FILE (the committed instances stay as they are)');
   const known = beyond
     ? new Set((JSON.parse(fs.readFileSync(committed, 'utf8')) as LocalizationInstance[]).map((instance) => instance.commit))
     : undefined;
   const all: LocalizationInstance[] = [];
-  for (const repository of localizationRepositories) {
+  for (const repository of extra ? extraRepositories : localizationRepositories) {
     const workTree = path.join(reposDirectory, workTreeName(repository.name));
     if (!fs.existsSync(workTree)) throw new Error(`missing ${workTree} (clone ${repository.name} there with its full history)`);
     const extracted = extractRepository(workTree, repository, perRepository);
     const instances = known
       ? extracted.filter((instance) => !known.has(instance.commit)).map((instance) => ({ ...instance, split: 'tune' as const }))
-      : extracted;
+      : extra
+        ? extracted.map((instance) => ({ ...instance, split: 'tune' as const }))
+        : extracted;
     const heldOut = instances.filter((instance) => instance.split === 'held-out').length;
     console.log(`${repository.name}: ${instances.length} instances (${instances.length - heldOut} tune, ${heldOut} held-out)`);
     all.push(...instances);

@@ -34,6 +34,18 @@ export const localizationRepositories: LocalizationRepository[] = [
   { name: 'jhy/jsoup', language: 'Java', head: '46b620860af930eedc193a705eaf7cea5aec89a6', sourceExtensions: ['.java'] },
 ];
 
+/**
+ * Repositories of fresh check sets only (`extract.ts --extra`): none of their commits is in
+ * `instances.json`, so a ranking change tuned on the tune split and the older commits can be
+ * checked on code it was never looked at with. Gitleaks (Go) is in none of the benchmarks above.
+ */
+export const extraRepositories: LocalizationRepository[] = [
+  { name: 'gitleaks/gitleaks', language: 'Go', head: 'b58d3f102cf3a2c84cb7f923d05c25c9b1aed84b', sourceExtensions: ['.go'] },
+];
+
+/** Every repository a runner knows, the committed set's first. */
+export const allRepositories: LocalizationRepository[] = [...localizationRepositories, ...extraRepositories];
+
 /** The work tree's directory name for a repository: `owner+name`, as the fetch tool names its mirrors. */
 export function workTreeName(repository: string): string {
   return repository.replace('/', '+');

@@ -27,7 +27,7 @@ import { nodePorts } from '../../../src/core/ports';
 import { qualityParsers } from '../parsers';
 import { bm25Document, bm25Rank, type Bm25Document } from './bm25';
 import type { LocalizationInstance, Split } from './extract';
-import { localizationRepositories, workTreeName, type LocalizationRepository } from './repositories';
+import { allRepositories, workTreeName, type LocalizationRepository } from './repositories';
 
 export type SplitChoice = Split | 'all';
 
@@ -59,6 +59,12 @@ export interface InstanceOutcome {
   answer: string[];
   pk: RankedOutcome;
   bm25: RankedOutcome;
+  /**
+   * Whether the index holds at least one answer file. A file the engine excludes (secret-looking
+   * content, size, binary) can never be pk's answer, whatever the ranking: Gitleaks' rule files
+   * hold sample keys and are excluded as secret content.
+   */
+  answerIndexed: boolean;
   syncMs: number;
   searchMs: number;
 }
@@ -200,6 +206,7 @@ async function runRepository(
       for (const result of ranked) if (!pkFiles.includes(result.path)) pkFiles.push(result.path);
       const pkTokens = retrieval.results.reduce((sum, result) => sum + result.tokens, 0);
       const bm25Files = bm25Rank(instance.query, documents.current()).slice(0, bm25Depth);
+      const indexed = new Set((await engine.files()).map((file) => file.path));
       const outcome: InstanceOutcome = {
         repository: instance.repository,
         commit: instance.commit,
@@ -207,6 +214,7 @@ async function runRepository(
         answer: instance.answer,
         pk: rankedOutcome(pkFiles, instance.answer, pkTokens),
         bm25: rankedOutcome(bm25Files, instance.answer, 0),
+        answerIndexed: instance.answer.some((file) => indexed.has(file)),
         syncMs,
         searchMs,
       };
@@ -266,7 +274,7 @@ export async function runLocalization(options: LocalizationOptions): Promise<Loc
     `\nLocalization set: split ${options.split}, ${instances.length} instances, ` +
       `repositories expected under ${options.reposDirectory} (PK_LOCALIZATION_REPOS)`,
   );
-  for (const repository of localizationRepositories) {
+  for (const repository of allRepositories) {
     let selected = instances
       .filter((instance) => instance.repository === repository.name)
       .sort((left, right) => (left.date < right.date ? -1 : left.date > right.date ? 1 : 0));
@@ -305,7 +313,7 @@ export async function runLocalization(options: LocalizationOptions): Promise<Loc
       split,
       outcomes.filter((outcome) => outcome.split === split),
     );
-    for (const repository of localizationRepositories) {
+    for (const repository of allRepositories) {
       add(
         `${split} ${repository.name}`,
         outcomes.filter((outcome) => outcome.split === split && outcome.repository === repository.name),
@@ -313,6 +321,16 @@ export async function runLocalization(options: LocalizationOptions): Promise<Loc
     }
   }
   if (options.split === 'all') add('all', outcomes);
+  // Ranking alone, where some answers are files the index excludes: the same figures over the instances it can answer.
+  const unanswerable = outcomes.filter((outcome) => !outcome.answerIndexed);
+  if (unanswerable.length > 0) {
+    for (const split of splits) {
+      add(
+        `${split} answer indexed`,
+        outcomes.filter((outcome) => outcome.split === split && outcome.answerIndexed),
+      );
+    }
+  }
   console.log(`\nFile localization (Acc@k and found in %; pk = search --limit 50 mapped to files, bm25 = Okapi over whole source files):`);
   for (const [key, value] of Object.entries(summary)) {
     console.log(row(`${key} pk`, value.pk, true));
@@ -321,6 +339,11 @@ export async function runLocalization(options: LocalizationOptions): Promise<Loc
   const meanSyncMs = Math.round(outcomes.reduce((sum, outcome) => sum + outcome.syncMs, 0) / outcomes.length);
   const meanSearchMs = Math.round(outcomes.reduce((sum, outcome) => sum + outcome.searchMs, 0) / outcomes.length);
   const totalSeconds = Math.round((performance.now() - started) / 1000);
+  if (unanswerable.length > 0) {
+    console.log(
+      `  ${unanswerable.length} of ${outcomes.length} instances have no answer file in the index (excluded by the engine's rules)`,
+    );
+  }
   console.log(`  mean incremental sync ${meanSyncMs} ms, mean search ${meanSearchMs} ms, total ${totalSeconds} s`);
   const report: LocalizationReport = { split: options.split, skipped, summary, meanSyncMs, meanSearchMs, outcomes };
   if (options.jsonFile) fs.writeFileSync(options.jsonFile, JSON.stringify(report, null, 1));
