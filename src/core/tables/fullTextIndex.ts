@@ -74,9 +74,11 @@ const mergingLevel = mergedSegmentLevel + 1;
 
 /**
  * Leaf pages (about 4 KB each) one step of a merge writes. FTS4 finishes the term it is writing
- * before it stops, so a step also holds the longest list of one word.
+ * before it stops, so a step also holds the longest list of one word. On the 5,000-file bench
+ * index (15 segments, load 14) FTS4's one `optimize` took 14.1 s; steps of 256 pages took 12.0 s in
+ * 15 steps (the longest 1.3 s), of 64 pages 11.2 s in 58 (the longest 354 ms).
  */
-const defaultMergeStepPages = 256;
+const defaultMergeStepPages = 64;
 
 /** Terms kept per map (about 100 bytes each): a pasted text counts a few hundred words, so a smaller cache would hardly outlive a few requests. */
 const maxCachedTerms = 16_384;
