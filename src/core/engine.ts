@@ -151,6 +151,11 @@ export interface SyncOutcome {
   unsaved: boolean;
 }
 
+/** An operation waiting in the engine's queue; `runEarly` only for one that may run between the steps of a sync's merge. */
+interface WaitingOperation {
+  runEarly?: () => Promise<void>;
+}
+
 /** At most this many edited paths are re-indexed alone; more run discovery, which then costs less than each file alone. */
 const maxQuickPaths = 64;
 
@@ -160,6 +165,8 @@ const maxQuickPaths = 64;
  */
 export class ProjectEngine {
   private queue: Promise<unknown> = Promise.resolve();
+  /** Operations queued and not yet started, in order (see `interleaveWaiting`). */
+  private readonly waiting: WaitingOperation[] = [];
   private lastErrors: string[] = [];
 
   private constructor(
@@ -169,7 +176,9 @@ export class ProjectEngine {
     readonly loadedFromDisk: boolean,
     private readonly storeOptions: StoreOpenOptions,
     private readonly curation: ProjectCuration,
-  ) {}
+  ) {
+    project.interleave = () => this.interleaveWaiting();
+  }
 
   static async open(input: OpenEngineOptions): Promise<ProjectEngine> {
     const root = await canonicalRoot(input.root, input.ports);
@@ -235,8 +244,9 @@ export class ProjectEngine {
    * saved pages into since it was opened stops reading it (`IndexStore.staleOnDisk`): the work
    * that found out is run once more on the file opened again.
    */
-  private serialize<T>(work: () => Promise<T>): Promise<T> {
-    const run = async () => {
+  private serialize<T>(work: () => Promise<T>, interleavable = false): Promise<T> {
+    const entry: WaitingOperation = {};
+    const run = async (): Promise<T> => {
       // An answer given while the store went stale may lack what the failed reads held, so it is not kept either.
       try {
         const result = await work();
@@ -248,9 +258,58 @@ export class ProjectEngine {
       await this.reopenStore();
       return work();
     };
-    const next = this.queue.then(run, run);
-    this.queue = next.catch(() => undefined);
-    return next;
+    if (!interleavable) {
+      this.waiting.push(entry);
+      const next = this.queue.then(
+        () => (this.leave(entry), run()),
+        () => (this.leave(entry), run()),
+      );
+      this.queue = next.catch(() => undefined);
+      return next;
+    }
+    return new Promise<T>((resolve, reject) => {
+      let answered = false;
+      // Run early, between the steps of a sync's merge (`interleaveWaiting`): its answer stands
+      // unless the store went stale meanwhile, when its turn in the queue runs it again.
+      entry.runEarly = async () => {
+        try {
+          const value = await work();
+          if (this.project.store.staleOnDisk !== undefined) return;
+          answered = true;
+          resolve(value);
+        } catch (error) {
+          if (this.project.store.staleOnDisk !== undefined) return;
+          answered = true;
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      };
+      this.waiting.push(entry);
+      const turn = async () => {
+        this.leave(entry);
+        if (!answered) await run().then(resolve, reject);
+      };
+      this.queue = this.queue.then(turn, turn).catch(() => undefined);
+    });
+  }
+
+  private leave(entry: WaitingOperation): void {
+    const index = this.waiting.indexOf(entry);
+    if (index >= 0) this.waiting.splice(index, 1);
+  }
+
+  /**
+   * Runs, in their order, the operations queued behind the running one that only read (searches,
+   * lookups), up to the first that is not (a sync, a close): the running sync calls it between the
+   * steps of its full-text merge (`SyncContext.interleave`), where the index is whole and no
+   * transaction is open. A store gone stale on disk is left to the queue, which opens it again.
+   */
+  private async interleaveWaiting(): Promise<void> {
+    while (this.project.store.staleOnDisk === undefined) {
+      const entry = this.waiting[0];
+      if (!entry?.runEarly) return;
+      this.leave(entry);
+      await entry.runEarly();
+    }
   }
 
   /** A sync; `persist: false` leaves the database unwritten until the next sync or close (see `syncProject`). */
@@ -310,12 +369,12 @@ export class ProjectEngine {
   }
 
   search(query: string, options: RetrieveOptions = {}): Promise<Retrieval> {
-    return this.serialize(() => curatedRetrieve(this.project, this.curation, query, options));
+    return this.serialize(() => curatedRetrieve(this.project, this.curation, query, options), true);
   }
 
   /** The quoted-source blocks a model would receive for `query`, and the manifest summary. */
   async context(query: string, options: RetrieveOptions = {}): Promise<ContextBlocks> {
-    const retrieval = await this.serialize(() => curatedRetrieve(this.project, this.curation, query, options));
+    const retrieval = await this.serialize(() => curatedRetrieve(this.project, this.curation, query, options), true);
     const { blocks, ids } = curatedBlocks(retrieval);
     return { preamble: quotedDataPreamble, blocks, blockIds: ids, summary: summarizeManifest(retrieval.manifest), retrieval };
   }
@@ -333,7 +392,7 @@ export class ProjectEngine {
   }
 
   symbols(): Promise<SymbolRow[]> {
-    return this.serialize(async () => this.project.store.chunks.symbols());
+    return this.serialize(async () => this.project.store.chunks.symbols(), true);
   }
 
   /**
@@ -431,17 +490,17 @@ export class ProjectEngine {
 
   /** Declarations by exact qualified or simple name (SPEC §14 `find_symbol`), each live-hash verified. */
   findSymbol(input: FindSymbolInput): Promise<FindSymbolResult> {
-    return this.serialize(() => asUserInput(() => findSymbol(this.project, input)));
+    return this.serialize(() => asUserInput(() => findSymbol(this.project, input)), true);
   }
 
   /** The uses of a symbol with their callers, `extracted` or `name-match`, tests apart; every file read live. */
   references(input: ReferencesInput): Promise<ReferencesResult> {
-    return this.serialize(() => asUserInput(() => findReferences(this.project, input)));
+    return this.serialize(() => asUserInput(() => findReferences(this.project, input)), true);
   }
 
   /** A file's declarations, or a folder's files and top-level declarations, within a token budget. */
   outline(input: OutlineInput): Promise<OutlineResult> {
-    return this.serialize(() => asUserInput(() => outline(this.project, input)));
+    return this.serialize(() => asUserInput(() => outline(this.project, input)), true);
   }
 
   /**

@@ -59,6 +59,14 @@ export interface SyncReport {
   boundNotes: string[];
   durationMs: number;
   errors: string[];
+  /** The full-text merge after a large change: its steps, their total and the longest one's time (see `mergeFullText`). */
+  fullTextMerge?: MergeFigures;
+}
+
+export interface MergeFigures {
+  steps: number;
+  ms: number;
+  longestStepMs: number;
 }
 
 export type FileOutcome =
@@ -339,6 +347,37 @@ export async function syncKnownFiles(context: SyncContext, paths: string[]): Pro
 }
 
 /**
+ * Merges the full-text index in steps (`FullTextIndex.mergeStep`), each followed by a turn of the
+ * event loop (a request message arrives only then) and the requests waiting for this sync that
+ * may run meanwhile (`SyncContext.interleave`): merged in one statement, a 50,000-file index held
+ * this thread for 82 s, and a search asked then waited as long.
+ */
+async function mergeFullText(context: SyncContext, signal: AbortSignal | undefined): Promise<MergeFigures> {
+  const { store, ports } = context;
+  const figures: MergeFigures = { steps: 0, ms: 0, longestStepMs: 0 };
+  const timed = <T>(work: () => T): T => {
+    const started = ports.clock.now();
+    const result = work();
+    const ms = ports.clock.now() - started;
+    figures.ms += ms;
+    figures.longestStepMs = Math.max(figures.longestStepMs, ms);
+    return result;
+  };
+  const step = () => {
+    figures.steps++;
+    return store.search.mergeStep();
+  };
+  if (timed(() => store.search.beginMerge()))
+    while (timed(step)) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      await context.interleave?.();
+      signal?.throwIfAborted();
+    }
+  timed(() => store.search.endMerge());
+  return figures;
+}
+
+/**
  * Full (`force`) or incremental sync of the whole project. With `persist` false the database is
  * left unwritten (the caller syncs again soon, as the extension does after edits, and that sync
  * writes it), so the changes are searchable without waiting for the write.
@@ -525,7 +564,8 @@ export async function syncProject(
     store.replaceExclusions(exclusions);
   });
   // Large changes leave many index segments; merging them keeps the file small and queries fast.
-  if (reindexed + removed >= Math.max(optimizeThreshold, previous.size / 2)) store.search.optimize();
+  const fullTextMerge =
+    reindexed + removed >= Math.max(optimizeThreshold, previous.size / 2) ? await mergeFullText(context, signal) : undefined;
   // The common words' counts stop being kept during a large change; they are built again here.
   store.search.refreshCommonTerms();
   if (options.semantic) await fillMissingEmbeddings(context);
@@ -571,5 +611,6 @@ export async function syncProject(
     boundNotes,
     durationMs,
     errors,
+    ...(fullTextMerge ? { fullTextMerge } : {}),
   };
 }

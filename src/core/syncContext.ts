@@ -20,4 +20,9 @@ export interface SyncContext {
   embedder?: Embedder;
   /** Analyzes files off this thread (the parse pool); absent, or declining a file, means inline. */
   analyzer?: FileAnalyzer;
+  /**
+   * Runs the requests that wait for a sync and may run between the steps of its full-text merge
+   * (searches and lookups, see `ProjectEngine`); absent, the merge yields one turn of the event loop.
+   */
+  interleave?: () => Promise<void>;
 }

@@ -16,8 +16,16 @@ defined declared implemented located lives live there's wrong right doesn't don'
 able anything something somewhere everything every whether many much`.split(/\s+/),
 );
 
-const splitCache = new Map<string, string[]>();
-const splitCacheLimit = 50_000;
+/**
+ * Split identifiers in two generations of up to `splitCacheLimit` each: a full current one becomes
+ * the previous one, whose hits move back into the current. One map of 50,000 cleared when full
+ * held up to 12-20 MB in every thread that splits (the engine's and each parse worker's); two of
+ * 8,192 hold a third of that and keep 89.6 % hits against 90.6 % on the 5,000-file bench corpus
+ * (94.6 against 95.7 % on vscode-copilot-chat).
+ */
+let splitCache = new Map<string, string[]>();
+let previousSplits = new Map<string, string[]>();
+const splitCacheLimit = 8_192;
 
 /** Splits `parseHttpHeader`, `parse_http_header`, `HTTPServer2` into lower-case parts. */
 export function splitIdentifier(identifier: string): string[] {
@@ -28,8 +36,11 @@ export function splitIdentifier(identifier: string): string[] {
     // slice, so cached ones held thousands of files' sources (after 400 files of the bench corpus,
     // 10 MB of a parse worker's 22 to 37 MB of live heap). Key and parts come from a copy of the identifier alone.
     const key = ` ${identifier}`.slice(1);
-    parts = splitUncached(key);
-    if (splitCache.size >= splitCacheLimit) splitCache.clear();
+    parts = previousSplits.get(key) ?? splitUncached(key);
+    if (splitCache.size >= splitCacheLimit) {
+      previousSplits = splitCache;
+      splitCache = new Map();
+    }
     splitCache.set(key, parts);
   }
   return parts;

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { ProjectEngine } from '../../src/core/engine';
+import type { MergeFigures } from '../../src/core/sync';
 import type { ChunkParser } from '../../src/core/parsing/chunkParser';
 import { nodePorts } from '../../src/core/ports';
 import { sqliteHeapBytes } from '../../src/core/sqlite';
@@ -80,6 +81,8 @@ export interface ChildIndexFigures {
   indexPeakRssMB: number;
   /** The memory split at the highest RSS sampled (every 100 ms) during the cold index. */
   atPeak: MemorySample;
+  /** The cold index's full-text merge: steps, total and longest step (ms); null when it ran none. */
+  fullTextMerge: MergeFigures | null;
   /** With `PK_BENCH_PHASES=1`: the highest RSS per phase, sampled by a thread of its own. */
   phasePeaks?: Record<string, number>;
   dbBytes: number;
@@ -211,6 +214,7 @@ export async function runIndexChild(argv: string[], makeParsers: () => Promise<C
   console.log(
     JSON.stringify({
       files: report.reindexed,
+      fullTextMerge: report.fullTextMerge ?? null,
       indexSeconds,
       indexPeakRssMB,
       atPeak: peak,
@@ -282,6 +286,11 @@ export async function childIndexBench(
     log(
       `  the editor's sync of a save (the saved path only): ${save('one-file edit', figures.editorEdit)}; ${save('restore', figures.editorRestore)}`,
     );
+    const merge = figures.fullTextMerge;
+    if (merge)
+      log(
+        `  full-text merge after the last file: ${merge.steps} steps, ${round(merge.ms, 0)} ms, the longest step ${round(merge.longestStepMs, 1)} ms (the engine's thread is free between steps)`,
+      );
     log(`  reopen ${figures.reopenMs} ms (peak RSS of that process ${figures.reopenPeakRssMB} MB)`);
     log(`  goal rows (issue 15):`);
     log(

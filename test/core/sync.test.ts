@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
@@ -240,6 +241,64 @@ describe('incremental sync', () => {
     assert.ok(segments().length < 20, 'the small segments were merged among themselves');
     const clean = await openEngine(project.root, { parsers });
     await clean.sync({ full: true });
+    assert.deepEqual(indexEntries(incremental), indexEntries(clean));
+    assert.deepEqual(searchTotals(incremental), searchTotals(clean));
+    await incremental.close();
+    await clean.close();
+  });
+
+  test('a large sync merges the full-text index in steps and answers a search queued meanwhile between them', async () => {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 210; index++) files[`pkg/mod${index}.py`] = pythonModule(index, 8);
+    const project = fixture(files);
+    const parsers = structuralParsers();
+    const incremental = await openEngine(project.root, { parsers, parsePool: false });
+    await incremental.sync();
+    // One leaf page a step, so a small index takes many steps.
+    incremental.store.search.mergeStepPages = 1;
+    for (let index = 0; index < 210; index++) project.edit(`pkg/mod${index}.py`, pythonModule(index + 1000, 8));
+    const levels = () =>
+      (incremental.store.database.exec('SELECT level FROM search_index_segdir ORDER BY level')[0]?.values ?? []).map((row) => row[0]);
+    const events: string[] = [];
+    let levelsWhenAnswered: unknown[] = [];
+    let asked: Promise<unknown> | undefined;
+    const syncing = incremental
+      .sync({
+        onProgress: (progress) => {
+          if (asked || progress.phase !== 'indexing' || progress.done !== progress.total) return;
+          // Edited after the sync read it: the search finds its indexed words, verifies it live and indexes it again, mid-merge.
+          project.edit('pkg/mod7.py', pythonModule(5007, 8));
+          asked = incremental.search('post_entry_1007_2').then((retrieval) => {
+            levelsWhenAnswered = levels();
+            events.push('search');
+            return retrieval;
+          });
+        },
+      })
+      .then((report) => {
+        events.push('sync');
+        return report;
+      });
+    const report = await syncing;
+    await asked;
+    assert.equal(report.reindexed, 210);
+    assert.deepEqual(events, ['search', 'sync'], 'the search was answered before the sync ended');
+    assert.ok(
+      levelsWhenAnswered.includes(3),
+      `the merge was under way when the search was answered: levels ${levelsWhenAnswered.join(', ')}`,
+    );
+    assert.equal(
+      incremental.store.catalog.file('pkg/mod7.py')?.sha256,
+      createHash('sha256')
+        .update(fs.readFileSync(project.path('pkg/mod7.py')))
+        .digest('hex'),
+      'the search indexed the file edited mid-merge',
+    );
+    assert.equal(levels().filter((level) => level === 2).length, 1, `one merged segment at level 2: ${levels().join(', ')}`);
+    assert.ok(!levels().includes(3), `nothing left at the merging level: ${levels().join(', ')}`);
+    const clean = await openEngine(project.root, { parsers, parsePool: false });
+    await clean.sync({ full: true });
+    assert.deepEqual(currentRows(incremental), currentRows(clean));
     assert.deepEqual(indexEntries(incremental), indexEntries(clean));
     assert.deepEqual(searchTotals(incremental), searchTotals(clean));
     await incremental.close();
