@@ -296,6 +296,9 @@ describe('incremental sync', () => {
     );
     assert.equal(levels().filter((level) => level === 2).length, 1, `one merged segment at level 2: ${levels().join(', ')}`);
     assert.ok(!levels().includes(3), `nothing left at the merging level: ${levels().join(', ')}`);
+    // The merged segments' pages, freed by the last step, are given back rather than left in the file.
+    const freePages = incremental.store.database.exec('PRAGMA freelist_count')[0].values[0][0];
+    assert.equal(freePages, 0, `free pages after the merge: ${String(freePages)}`);
     const clean = await openEngine(project.root, { parsers, parsePool: false });
     await clean.sync({ full: true });
     assert.deepEqual(currentRows(incremental), currentRows(clean));

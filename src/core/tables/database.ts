@@ -268,6 +268,18 @@ export class Database {
     }
   }
 
+  /**
+   * Gives every free page back (`incremental_vacuum` moves pages from the end into them and
+   * truncates, with no copy of the database), whatever their share; a database made without
+   * incremental auto-vacuum keeps them for later writes.
+   */
+  releaseFreePages(): void {
+    if (this.pragma('freelist_count') > 0 && this.db.exec('PRAGMA auto_vacuum')[0].values[0][0] === 2) {
+      this.fitJournal();
+      this.db.exec('PRAGMA incremental_vacuum');
+    }
+  }
+
   /** The database file's bytes. */
   exportBytes(): Uint8Array {
     // export() frees prepared statements and resets pragmas, so both are rebuilt afterwards.

@@ -339,6 +339,10 @@ export class FullTextIndex implements IndexPart {
         below[0][0],
         below[0][1],
       ]);
+    // The merged segments' pages are freed only by the last step, after every page the merge wrote,
+    // so no later step reuses them (one `optimize` statement did): given back here, they would stay
+    // in the file (5,000-file bench: 86.4 → 90.4 MB, 1.48 → 1.55× the source).
+    this.db.releaseFreePages();
     this.db.markUnsaved();
   }
 
