@@ -13,7 +13,7 @@
 // that wrote it: the frames are mapped through the source maps now in dist/, and another build's
 // put the samples in the wrong functions.
 import * as fs from 'node:fs';
-import { SourceMap } from 'node:module';
+import { sourceMapFor } from './sourceMaps.mjs';
 
 const files = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 if (files.length === 0) {
@@ -51,22 +51,11 @@ const phases = [
   ['storage (page tracking)', (file) => file.includes('src/core/storage/')],
 ];
 
-const maps = new Map();
 function sourceOf(frame) {
   const { url, lineNumber, columnNumber } = frame;
   if (!url.startsWith('file://')) return url;
-  const file = new URL(url).pathname;
-  if (!maps.has(file)) {
-    let map;
-    try {
-      map = new SourceMap(JSON.parse(fs.readFileSync(`${file}.map`, 'utf8')));
-    } catch {
-      map = undefined;
-    }
-    maps.set(file, map);
-  }
-  const entry = maps.get(file)?.findEntry(lineNumber, columnNumber);
-  return entry?.originalSource ?? file;
+  const entry = sourceMapFor(url)?.findEntry(lineNumber, columnNumber);
+  return entry?.originalSource ?? new URL(url).pathname;
 }
 
 const totals = new Map();

@@ -10,7 +10,7 @@
 // (e.g. `retrieve` for search, `syncProject` for indexing) and adds a callers-of-self breakdown.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { SourceMap } from 'node:module';
+import { sourceMapFor } from './sourceMaps.mjs';
 
 const args = process.argv.slice(2);
 const topIndex = args.indexOf('--top');
@@ -22,22 +22,6 @@ const files = args.filter((arg, index) => !arg.startsWith('--') && !optionValues
 if (files.length === 0) {
   console.error('usage: node test/bench/profile-summary.mjs PROFILE.cpuprofile [--top N]');
   process.exit(2);
-}
-
-const maps = new Map();
-function sourceMapFor(url) {
-  if (!url.startsWith('file://')) return undefined;
-  const file = new URL(url).pathname;
-  if (!maps.has(file)) {
-    let map;
-    try {
-      map = new SourceMap(JSON.parse(fs.readFileSync(`${file}.map`, 'utf8')));
-    } catch {
-      map = undefined;
-    }
-    maps.set(file, map);
-  }
-  return maps.get(file);
 }
 
 function locate(frame) {
