@@ -256,7 +256,7 @@ export class Database {
   vacuumIfSparse(): void {
     const pages = this.pragma('page_count');
     const free = this.pragma('freelist_count');
-    const incremental = this.db.exec('PRAGMA auto_vacuum')[0].values[0][0] === 2;
+    const incremental = this.incrementalAutoVacuum();
     if (free > 64 && free * 10 > pages && incremental) {
       // Moves pages from the end into the free ones and truncates: no copy of the database.
       this.db.exec('PRAGMA incremental_vacuum');
@@ -274,10 +274,15 @@ export class Database {
    * incremental auto-vacuum keeps them for later writes.
    */
   releaseFreePages(): void {
-    if (this.pragma('freelist_count') > 0 && this.db.exec('PRAGMA auto_vacuum')[0].values[0][0] === 2) {
+    if (this.pragma('freelist_count') > 0 && this.incrementalAutoVacuum()) {
       this.fitJournal();
       this.db.exec('PRAGMA incremental_vacuum');
     }
+  }
+
+  /** Whether the database was made with incremental auto-vacuum (`PRAGMA auto_vacuum` 2), so free pages can be given back without a copy. */
+  private incrementalAutoVacuum(): boolean {
+    return this.db.exec('PRAGMA auto_vacuum')[0].values[0][0] === 2;
   }
 
   /** The database file's bytes. */
