@@ -19,6 +19,7 @@ import { vectorPool } from './vectors';
 import { rankFiles, reportEvidenceCeiling, type RankedFile } from './fileRanking';
 import { pathInScope, sentenceInitialWords, subjectScope } from './subjectScope';
 import { scoreFiles } from './fileScore';
+import { similarCommitFiles, type HistoryMatch } from '../history/similarCommits';
 import { focusSpan, maxWholeSpanLines, weakerEvidenceShape } from './span';
 import type { Manifest, ManifestEntry } from './manifest';
 
@@ -312,6 +313,11 @@ export async function retrieve(
     const wholeFile = nudge || filesWanted ? wholeFileScores(context, descriptor) : undefined;
     // The file ranking of a report's snippets reads the candidates before the nudge: it adds the whole-file scores itself.
     const unboosted = candidates;
+    const ordersFiles = !filesWanted && reportShaped(descriptor, unboosted);
+    // Only a sentence or a pasted text ranks files by history: a lookup's exact answer needs none.
+    const history =
+      (filesWanted || ordersFiles) && (descriptor.natural || descriptor.long) ? historyEvidence(context, descriptor, files) : undefined;
+    if (filesWanted || ordersFiles) manifest.history = historyManifest(context, history);
     if (wholeFile && !filesWanted)
       candidates = descriptor.long
         ? boostByFile(candidates, wholeFile, wholeFileBoost)
@@ -319,14 +325,13 @@ export async function retrieve(
     if (hooks.rerank) candidates = hooks.rerank(candidates);
     const { kept, cut } = relevanceCut(candidates, descriptor);
     // A report of a behaviour to change is answered by where to change it: its snippets go in their files' order.
-    const fileOrder =
-      !filesWanted && reportShaped(descriptor, unboosted) ? rankCandidateFiles(descriptor, unboosted, files, wholeFile) : undefined;
+    const fileOrder = ordersFiles ? rankCandidateFiles(descriptor, unboosted, files, wholeFile, history) : undefined;
     const spread = spreadAcrossFiles(kept);
     const answer = fileOrder ? inFileOrder(spread, fileOrder, (candidate) => candidate.snippet.path) : spread;
     const verification = await verifyCandidates(answer, limit, budget, state.head, files, live, focusWords, memberStarts(context));
     if (fileOrder) verification.results = inFileOrder(verification.results, fileOrder, (result) => result.path);
     const rankedFiles = filesWanted
-      ? await verifyFiles(rankCandidateFiles(descriptor, candidates, files, wholeFile), limit, files, live)
+      ? await verifyFiles(rankCandidateFiles(descriptor, candidates, files, wholeFile, history), limit, files, live)
       : undefined;
     for (const changed of rankedFiles?.changedPaths ?? []) {
       if (!verification.changedPaths.includes(changed)) verification.changedPaths.push(changed);
@@ -509,6 +514,7 @@ function rankCandidateFiles(
   candidates: Array<Scored & { modified: boolean }>,
   files: FileIndex,
   scores: ReadonlyMap<string, number> | undefined,
+  history?: HistoryMatch,
 ): ReturnType<typeof rankFiles> {
   const paths = new Set(candidates.map((candidate) => candidate.snippet.path));
   const wholeFile = scores ? new Map([...scores].filter(([path]) => paths.has(path))) : undefined;
@@ -533,7 +539,35 @@ function rankCandidateFiles(
     weakNames: lookup ? undefined : sentenceInitialWords(descriptor.text),
     ownerNames: lookup ? undefined : ownersOfUndeclaredMembers(descriptor, candidates),
     identifierNames: lookup ? undefined : new Set(descriptor.identifiers.filter((name) => !/^[A-Za-z][a-z]+$/.test(name))),
+    history: lookup || !history ? undefined : { files: history.files, share: historySettings.share, join: historySettings.join },
   });
+}
+
+/**
+ * How the history evidence counts (`similarCommitFiles`): the most similar `topCommits` earlier
+ * commits, and the share of a file's score they decide. Tuned on the localization tune split
+ * (see README.md, "History evidence").
+ */
+export const historySettings = { topCommits: 10, share: 0.3, join: true };
+
+/**
+ * The earlier commits most like the request and the files they changed that the index holds
+ * now; undefined without history or when no message shares a word with the request.
+ */
+function historyEvidence(context: SyncContext, descriptor: TaskDescriptor, files: FileIndex): HistoryMatch | undefined {
+  try {
+    return similarCommitFiles(context.store.history, descriptor.text, (path) => files.has(path), historySettings.topCommits);
+  } catch (error) {
+    // The ranking then stands on the current files alone.
+    context.ports.log.warn(`History evidence failed: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}
+
+/** The manifest's record of the similar commits (ids, subjects, similarity, files changed), or why there is no history. */
+function historyManifest(context: SyncContext, history: HistoryMatch | undefined): NonNullable<Manifest['history']> {
+  const note = context.store.history.note();
+  return { similar: history?.similar ?? [], ...(note ? { note } : {}) };
 }
 
 /**
