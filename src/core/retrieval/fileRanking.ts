@@ -64,7 +64,7 @@ export interface FileRankingOptions {
    * (relative to the best file's). Files the history names join the ranking even without a
    * candidate: the earlier fixes' files are often where no word of the request occurs.
    */
-  history?: { files: ReadonlyMap<string, FileHistory>; share: number; join?: boolean };
+  history?: { files: ReadonlyMap<string, FileHistory>; share: number };
 }
 
 /**
@@ -161,7 +161,7 @@ export function rankFiles<T extends Candidate & { score: number; modified: boole
   const { wholeFile, weight, history } = options;
   const bestEvidence = Math.max(0, ...files.map((file) => file.evidenceScore));
   const bestWhole = wholeFile ? Math.max(0, ...files.map((file) => wholeFile.get(file.path) ?? 0)) : 0;
-  if (history && history.share > 0 && history.join !== false && bestEvidence > 0) {
+  if (history && history.share > 0 && bestEvidence > 0) {
     const ranked = new Set(files.map((file) => file.path));
     for (const path of history.files.keys())
       if (!ranked.has(path)) files.push({ path, evidenceScore: 0, best: 0, modified: false, evidence: [] });
