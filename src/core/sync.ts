@@ -4,6 +4,7 @@ import { sniffContent } from './exclusion/contentRules';
 import type { ExclusionReason } from './exclusion/reasons';
 import { findSecretlintSecret } from './exclusion/secretlintLayer';
 import { readGitState, type GitState } from './gitState';
+import { syncHistory, type HistorySyncReport } from './history/historySync';
 import { chunkIdOf, sha256Hex, symbolIdOf } from './hashing';
 import { languageForPath } from './language';
 import type { AnalysisContext, FileAnalysis, FileRows } from './fileAnalysis';
@@ -61,6 +62,8 @@ export interface SyncReport {
   errors: string[];
   /** The full-text merge after a large change: its steps, their total and the longest one's time (see `mergeFullText`). */
   fullTextMerge?: MergeFigures;
+  /** The history part's update (`history/historySync.ts`): what it read and why it is empty, if it is. */
+  history?: HistorySyncReport;
 }
 
 export interface MergeFigures {
@@ -569,6 +572,8 @@ export async function syncProject(
   // The common words' counts stop being kept during a large change; they are built again here.
   store.search.refreshCommonTerms();
   if (options.semantic) await fillMissingEmbeddings(context);
+  // The earlier commits of HEAD: only ancestors of the checkout, so a later fix is never evidence.
+  const history = await syncHistory(store.history, { root: discovery.root, gitRoot: discovery.gitRoot, head: gitState.head }, ports);
   const durationMs = ports.clock.now() - started;
   const revisionBeforeState = store.revision;
   store.writeState({
@@ -612,5 +617,6 @@ export async function syncProject(
     durationMs,
     errors,
     ...(fullTextMerge ? { fullTextMerge } : {}),
+    history,
   };
 }

@@ -41,7 +41,7 @@ function storedTables(store: IndexStore): string[] {
 
 test('every table has exactly one owner: the database (meta) or one part', async () => {
   const store = await freshStore();
-  const parts = [store.catalog, store.chunks, store.search, store.embeddings, store.curation];
+  const parts = [store.catalog, store.chunks, store.search, store.embeddings, store.curation, store.history];
   const owned = ['meta', ...parts.flatMap((part) => [...part.tables])];
   assert.equal(new Set(owned).size, owned.length, 'no table is claimed twice');
   assert.deepEqual([...owned].sort(), storedTables(store));
@@ -60,6 +60,7 @@ test("each part's SQL names only its own tables, and no module outside the store
     ['columnLengths.ts', store.search.tables],
     ['tables/embeddingTable.ts', store.embeddings.tables],
     ['curation/tables.ts', store.curation.tables],
+    ['history/historyTable.ts', store.history.tables],
     ['tables/database.ts', ['meta']],
     ['store.ts', ['meta']],
   ]);
@@ -74,7 +75,7 @@ test("each part's SQL names only its own tables, and no module outside the store
     for (const table of named) if (!allowed.has(table)) trespasses.push(`${relative} names ${table}`);
   }
   assert.deepEqual(trespasses, []);
-  assert.ok(partsChecked >= 6, `the parts' own SQL was found (${partsChecked} modules)`);
+  assert.ok(partsChecked >= 7, `the parts' own SQL was found (${partsChecked} modules)`);
 });
 
 test('the table scan sees SQL that names a table', () => {

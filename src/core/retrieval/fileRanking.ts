@@ -1,4 +1,6 @@
 // Types only: the extension bundle imports this module for `formatRankedFiles` and must not load the store.
+import type { FileHistory, HistoryEvidence } from '../history/similarCommits';
+import { displayText } from '../safeText';
 import type { Candidate, CandidateReason } from './candidates';
 
 /** One piece of evidence for a ranked file: a matching declaration or lines, and why it matched. */
@@ -18,6 +20,8 @@ export interface RankedFile {
   sha256: string;
   modified: boolean;
   evidence: FileEvidence[];
+  /** Earlier commits with messages like the request that changed this file (`history/similarCommits.ts`), when they counted. */
+  history?: HistoryEvidence[];
 }
 
 /** Evidence listed per file; the score reads this many of a file's best snippets. */
@@ -55,6 +59,12 @@ export interface FileRankingOptions {
   ownerNames?: ReadonlySet<string>;
   /** For lookups (a symbol, path or phrase): files whose best candidate's base is at least this go first whatever the fusion says. */
   exactFirstFrom?: number;
+  /**
+   * History scores (`similarCommitFiles`) by path, and the share of the fused score they decide
+   * (relative to the best file's). Files the history names join the ranking even without a
+   * candidate: the earlier fixes' files are often where no word of the request occurs.
+   */
+  history?: { files: ReadonlyMap<string, FileHistory>; share: number };
 }
 
 /**
@@ -148,22 +158,35 @@ export function rankFiles<T extends Candidate & { score: number; modified: boole
       })),
     };
   });
-  const { wholeFile, weight } = options;
+  const { wholeFile, weight, history } = options;
   const bestEvidence = Math.max(0, ...files.map((file) => file.evidenceScore));
   const bestWhole = wholeFile ? Math.max(0, ...files.map((file) => wholeFile.get(file.path) ?? 0)) : 0;
+  if (history && history.share > 0 && bestEvidence > 0) {
+    const ranked = new Set(files.map((file) => file.path));
+    for (const path of history.files.keys())
+      if (!ranked.has(path)) files.push({ path, evidenceScore: 0, best: 0, modified: false, evidence: [] });
+  }
+  const bestHistory = history ? Math.max(0, ...[...history.files.values()].map((file) => file.score)) : 0;
   const ranked = files.map(({ path, evidenceScore, best, modified, evidence }) => {
     let score = evidenceScore;
     if (wholeFile && bestWhole > 0 && bestEvidence > 0) {
       const fused = evidenceShare * (evidenceScore / bestEvidence) + (1 - evidenceShare) * ((wholeFile.get(path) ?? 0) / bestWhole);
       score = 100 * fused;
     }
+    const mixHistory = history !== undefined && history.share > 0 && bestHistory > 0 && bestEvidence > 0;
+    const past = mixHistory ? history.files.get(path) : undefined;
+    if (mixHistory) {
+      // Both sides on 0..100: the fused score already is, the evidence alone is made so.
+      const current = wholeFile && bestWhole > 0 ? score : (100 * evidenceScore) / bestEvidence;
+      score = (1 - history.share) * current + history.share * 100 * ((past?.score ?? 0) / bestHistory);
+    }
     score *= weight?.(path) ?? 1;
     const exact = options.exactFirstFrom !== undefined && best >= options.exactFirstFrom;
-    return { path, score: Math.round(score * 100) / 100, modified, evidence, exact };
+    return { path, score: Math.round(score * 100) / 100, modified, evidence, exact, past };
   });
   return ranked
     .sort((a, b) => Number(b.exact) - Number(a.exact) || b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-    .map(({ path, score, modified, evidence }) => ({ path, score, modified, evidence }));
+    .map(({ path, score, modified, evidence, past }) => ({ path, score, modified, evidence, ...(past ? { history: past.commits } : {}) }));
 }
 
 /** One line per file and an indented line per piece of evidence: what `pk search --files` and the tool print. */
@@ -176,6 +199,8 @@ export function formatRankedFiles(files: RankedFile[]): string {
       const shown = what && what.length > 80 ? `${what.slice(0, 77)}...` : what;
       lines.push(`        L${evidence.startLine}-${evidence.endLine}  ${evidence.reason}${shown ? `  ${shown}` : ''}`);
     }
+    // A subject is text from the project's history: its unsafe characters are escaped like a path's.
+    for (const commit of file.history ?? []) lines.push(`        history  ${commit.commit}  ${displayText(commit.subject)}`);
   }
   return lines.join('\n');
 }

@@ -44,6 +44,12 @@ export interface Manifest {
   rewrite?: { request: string; model: string };
   /** The learned ranker's part (`curation/`): its mode, whether it reordered anything, and why not. No ids or features. */
   learned?: { mode: 'off' | 'shadow' | 'active'; applied: boolean; fallback?: string };
+  /**
+   * For a sentence or a pasted text with git history: the earlier commits whose messages are most
+   * like the request (short id, subject, bm25 similarity, files changed), which the file ranking
+   * drew on (`history/similarCommits.ts`); each ranked file names the ones that changed it.
+   */
+  history?: { similar: Array<{ commit: string; subject: string; similarity: number; files: number }>; note?: string };
   entries: ManifestEntry[];
 }
 

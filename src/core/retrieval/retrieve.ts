@@ -19,6 +19,7 @@ import { vectorPool } from './vectors';
 import { rankFiles, reportEvidenceCeiling, type RankedFile } from './fileRanking';
 import { pathInScope, sentenceInitialWords, subjectScope } from './subjectScope';
 import { scoreFiles } from './fileScore';
+import { similarCommitFiles, type HistoryMatch } from '../history/similarCommits';
 import { focusSpan, maxWholeSpanLines, weakerEvidenceShape } from './span';
 import type { Manifest, ManifestEntry } from './manifest';
 
@@ -312,6 +313,11 @@ export async function retrieve(
     const wholeFile = nudge || filesWanted ? wholeFileScores(context, descriptor) : undefined;
     // The file ranking of a report's snippets reads the candidates before the nudge: it adds the whole-file scores itself.
     const unboosted = candidates;
+    const ordersFiles = !filesWanted && reportShaped(descriptor, unboosted);
+    // Only a sentence or a pasted text ranks files by history: a lookup's exact answer needs none.
+    const history =
+      (filesWanted || ordersFiles) && (descriptor.natural || descriptor.long) ? historyEvidence(context, descriptor, files) : undefined;
+    if (filesWanted || ordersFiles) manifest.history = historyManifest(context, history);
     if (wholeFile && !filesWanted)
       candidates = descriptor.long
         ? boostByFile(candidates, wholeFile, wholeFileBoost)
@@ -319,14 +325,13 @@ export async function retrieve(
     if (hooks.rerank) candidates = hooks.rerank(candidates);
     const { kept, cut } = relevanceCut(candidates, descriptor);
     // A report of a behaviour to change is answered by where to change it: its snippets go in their files' order.
-    const fileOrder =
-      !filesWanted && reportShaped(descriptor, unboosted) ? rankCandidateFiles(descriptor, unboosted, files, wholeFile) : undefined;
+    const fileOrder = ordersFiles ? rankCandidateFiles(descriptor, unboosted, files, wholeFile, history) : undefined;
     const spread = spreadAcrossFiles(kept);
     const answer = fileOrder ? inFileOrder(spread, fileOrder, (candidate) => candidate.snippet.path) : spread;
     const verification = await verifyCandidates(answer, limit, budget, state.head, files, live, focusWords, memberStarts(context));
     if (fileOrder) verification.results = inFileOrder(verification.results, fileOrder, (result) => result.path);
     const rankedFiles = filesWanted
-      ? await verifyFiles(rankCandidateFiles(descriptor, candidates, files, wholeFile), limit, files, live)
+      ? await verifyFiles(rankCandidateFiles(descriptor, candidates, files, wholeFile, history), limit, files, live)
       : undefined;
     for (const changed of rankedFiles?.changedPaths ?? []) {
       if (!verification.changedPaths.includes(changed)) verification.changedPaths.push(changed);
@@ -509,6 +514,7 @@ function rankCandidateFiles(
   candidates: Array<Scored & { modified: boolean }>,
   files: FileIndex,
   scores: ReadonlyMap<string, number> | undefined,
+  history?: HistoryMatch,
 ): ReturnType<typeof rankFiles> {
   const paths = new Set(candidates.map((candidate) => candidate.snippet.path));
   const wholeFile = scores ? new Map([...scores].filter(([path]) => paths.has(path))) : undefined;
@@ -533,7 +539,42 @@ function rankCandidateFiles(
     weakNames: lookup ? undefined : sentenceInitialWords(descriptor.text),
     ownerNames: lookup ? undefined : ownersOfUndeclaredMembers(descriptor, candidates),
     identifierNames: lookup ? undefined : new Set(descriptor.identifiers.filter((name) => !/^[A-Za-z][a-z]+$/.test(name))),
+    history: lookup || !history ? undefined : { files: history.files, share: historySettings.share },
   });
+}
+
+/**
+ * How the history evidence counts (`similarCommitFiles`): the `topCommits` earlier commits most
+ * like the request, and the share of a file's score they decide (relative to the best file's).
+ * Tuned on the localization tune split only (140 fix commits, `--files`, replayed from one run's
+ * captured scores): without history Acc@1 / @5 / @10 72.1 / 90.7 / 94.3 %, MRR 0.804; 5 commits
+ * at 0.3 73.6 / 93.6 / 95.0 %, MRR 0.820. More commits lowered Acc@1 (10: 71.4, 20: 70.0, 40:
+ * 66.4 at 0.25-0.3), as did larger shares (0.5: 67.9), a recency decay and dividing by the square
+ * root of the files changed or by the non-test files only; at 5 commits every share from 0.2 to
+ * 0.35 gave 72.9-73.6 / 93.6 %. Hono (87.1 -> 80.6 %) and fzf (88.5 -> 80.8) lost first places
+ * that jsoup (62.5 -> 78.1) and rich (67.7 -> 71.0) gained: earlier fixes of the same feature
+ * often changed the file next to the answer. Acc@5 rose or held in every repository.
+ */
+export const historySettings = { topCommits: 5, share: 0.3 };
+
+/**
+ * The earlier commits most like the request and the files they changed that the index holds
+ * now; undefined without history or when no message shares a word with the request.
+ */
+function historyEvidence(context: SyncContext, descriptor: TaskDescriptor, files: FileIndex): HistoryMatch | undefined {
+  try {
+    return similarCommitFiles(context.store.history, descriptor.text, (path) => files.has(path), historySettings.topCommits);
+  } catch (error) {
+    // The ranking then stands on the current files alone.
+    context.ports.log.warn(`History evidence failed: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}
+
+/** The manifest's record of the similar commits (ids, subjects, similarity, files changed), or why there is no history. */
+function historyManifest(context: SyncContext, history: HistoryMatch | undefined): NonNullable<Manifest['history']> {
+  const note = context.store.history.note();
+  return { similar: history?.similar ?? [], ...(note ? { note } : {}) };
 }
 
 /**

@@ -1,0 +1,71 @@
+import type { GitRunner } from '../ports';
+
+/** One commit as `git log` reports it: its id (hex), its whole message and the project paths it changed. */
+export interface LoggedCommit {
+  hash: string;
+  message: string;
+  paths: string[];
+}
+
+const recordSeparator = '\x1e';
+const fieldSeparator = '\x1f';
+
+/**
+ * The commits reachable from the `revisions` (a head, or `old..new`), newest first, at most
+ * `maxCount`, merges left out (their changes are their parents'). Paths are relative to `root`
+ * and limited to it (`--relative -- .`), so a project in a subfolder of its repository sees its
+ * own files only. Rename detection is off: a rename lists both paths, and the read does not
+ * depend on the user's `diff.renames`. Author, committer and dates are never asked for.
+ */
+export async function readCommits(git: GitRunner, root: string, revisions: string[], maxCount: number): Promise<LoggedCommit[]> {
+  const args = [
+    'log',
+    '--no-merges',
+    '--no-color',
+    '--no-show-signature',
+    '--no-renames',
+    `--max-count=${maxCount}`,
+    '-z',
+    '--name-only',
+    '--relative',
+    `--format=${recordSeparator}%H${fieldSeparator}%B${fieldSeparator}`,
+    ...revisions,
+    '--',
+    '.',
+  ];
+  return parseLog((await git.run(args, root)).toString('utf8'));
+}
+
+/** Parses `readCommits`' output: records of hash, message and NUL-separated paths. */
+export function parseLog(output: string): LoggedCommit[] {
+  const commits: LoggedCommit[] = [];
+  for (const record of output.split(recordSeparator)) {
+    const first = record.indexOf(fieldSeparator);
+    const last = record.lastIndexOf(fieldSeparator);
+    if (first < 0 || last <= first) continue;
+    const hash = record.slice(0, first).trim();
+    if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(hash)) continue;
+    const paths = record
+      .slice(last + 1)
+      .split('\0')
+      .map((entry) => entry.replace(/^\n+/, ''))
+      .filter((entry) => entry.length > 0);
+    commits.push({ hash, message: record.slice(first + 1, last), paths });
+  }
+  return commits;
+}
+
+/** Whether `ancestor` is an ancestor of (or equal to) `head`: `merge-base --is-ancestor` exits 1 when not, and fails on an unknown id. */
+export async function isAncestor(git: GitRunner, root: string, ancestor: string, head: string): Promise<boolean> {
+  try {
+    await git.run(['merge-base', '--is-ancestor', ancestor, head], root);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the repository is a shallow clone: its history stops at a cut, so "similar earlier commits" would be a partial, misleading set. */
+export async function isShallow(git: GitRunner, root: string): Promise<boolean> {
+  return (await git.run(['rev-parse', '--is-shallow-repository'], root)).toString('utf8').trim() === 'true';
+}
