@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { codeText, symbolTextCeiling } from '../../src/core/retrieval/candidates';
+import { fixtureFactory, openEngine, structuralParsers } from './fixtures';
+
+const fixture = fixtureFactory();
+
+/** Files that share no word with the questions, so that the questions' words are rare in the index, as in a real project. */
+const unrelatedFiles = {
+  'src/other.ts': 'export function page(size: number) {\n  return size\n}\n',
+  'src/more.ts': 'export function unrelated(a: number) {\n  return a + 1\n}\n',
+};
+
+describe("a declaration's code apart from its comments", () => {
+  test('the code starts at the declaration line and leaves out comment-only lines', () => {
+    const typescript = [
+      '/**',
+      ' * Finds the character set a page declares.',
+      ' */',
+      'export function detect(html: string) {',
+      '  // Look for the meta tag first.',
+      '  /* a block',
+      '     comment */',
+      '  const meta = html.match(/<meta[^>]*>/)',
+      '  return meta // the tag',
+      '}',
+    ];
+    const code = codeText({ startLine: 1, endLine: 10, symbolStart: 4 }, typescript);
+    assert.equal(
+      code,
+      ['export function detect(html: string) {', 'const meta = html.match(/<meta[^>]*>/)', 'return meta // the tag', '}'].join('\n'),
+    );
+
+    // A Python comment goes; a TypeScript private member (`#name`) is code.
+    const python = ['def load(self):', '    # the comment', '    return 1'];
+    assert.equal(codeText({ startLine: 1, endLine: 3, symbolStart: 1 }, python), 'def load(self):\nreturn 1');
+    const privateMember = ['#pushHandlerSets(sets) {', '  return sets', '}'];
+    assert.equal(
+      codeText({ startLine: 1, endLine: 3, symbolStart: 1 }, privateMember),
+      privateMember.map((line) => line.trim()).join('\n'),
+    );
+  });
+});
+
+describe("the symbol-text ceiling of a question's names", () => {
+  test('a name holding a minor share of a question gets part of the five points above full text; other requests all of them', () => {
+    assert.equal(symbolTextCeiling(0.25, true), 45);
+    assert.equal(symbolTextCeiling(0.6, true), 45);
+    assert.ok(Math.abs(symbolTextCeiling(0.1, true) - 42) < 1e-9);
+    assert.equal(symbolTextCeiling(0.05, false), 45);
+  });
+
+  test('a question ranks the code that does it above a short declaration named by one of its minor words', async () => {
+    // `tag` holds the question's most common word in its name and its doc comment repeats it; `detect` holds the rarer ones in its code.
+    const project = fixture({
+      'src/tags.ts': [
+        '/**',
+        ' * Makes a tag from the given tag name, for a page. The tag is not added to any set of tags.',
+        ' */',
+        'export function tag(tagName: string) {',
+        '  return { tagName, tag: tagName }',
+        '}',
+        '',
+      ].join('\n'),
+      'src/sniff.ts': [
+        'export function detect(html: string, given: string | undefined) {',
+        '  if (given) return given',
+        '  const metaTags = html.match(/<meta[^>]*>/g) ?? []',
+        '  for (const meta of metaTags) {',
+        '    const found = /charset="?([^" >]+)/.exec(meta)',
+        '    if (found) return found[1]',
+        '  }',
+        "  const encoding = 'utf-8'",
+        '  return encoding',
+        '}',
+        '',
+      ].join('\n'),
+      ...unrelatedFiles,
+    });
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
+    await engine.sync();
+    const result = await engine.search("when no encoding is given, how is a page's character set found from its meta tag?");
+    assert.equal(result.results[0]?.symbol, 'detect', JSON.stringify(result.results.map((item) => item.symbol ?? item.path)));
+    await engine.close();
+  });
+});
+
+describe("a question's full-text candidates by their code", () => {
+  test('the function whose code holds the words goes above one whose comment only mentions them', async () => {
+    // Neither name holds a word of the question; `legacy`'s comment has them all, `gather`'s code does the collecting.
+    const project = fixture({
+      'src/legacy.ts': [
+        'export function legacy(input: string) {',
+        '  // Repeated query keys are collected into a list of values elsewhere: keys, values, lists.',
+        '  return input',
+        '}',
+        '',
+      ].join('\n'),
+      'src/search.ts': [
+        'export function gather(query: string) {',
+        '  const collected = new Map<string, string[]>()',
+        "  for (const pair of query.split('&')) {",
+        "    const [key, value] = pair.split('=')",
+        '    const values = collected.get(key) ?? []',
+        '    const repeated = values.length > 0',
+        '    values.push(value)',
+        '    if (!repeated) collected.set(key, values)',
+        '  }',
+        '  return collected',
+        '}',
+        '',
+      ].join('\n'),
+      ...unrelatedFiles,
+    });
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
+    await engine.sync();
+    const result = await engine.search('how are repeated query keys collected into a list of values?');
+    assert.equal(result.results[0]?.symbol, 'gather', JSON.stringify(result.results.map((item) => item.symbol ?? item.path)));
+    await engine.close();
+  });
+});
