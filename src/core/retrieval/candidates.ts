@@ -604,9 +604,10 @@ export function describingText(row: Pick<SnippetRow, 'startLine' | 'endLine' | '
 /** The stems of a text's words and of their identifier parts. */
 function textStems(text: string): Set<string> {
   const stems = new Set<string>();
-  for (const word of text.match(/[\p{L}\p{N}_]+/gu) ?? []) {
-    stems.add(stemWord(word.toLowerCase()));
-    for (const part of splitIdentifier(word)) stems.add(stemWord(part));
+  // A declaration's code repeats its words: each distinct one is stemmed once, through the memoized part and name stems.
+  for (const word of new Set(text.match(/[\p{L}\p{N}_]+/gu) ?? [])) {
+    stems.add(partStem(word.toLowerCase()));
+    for (const stem of nameStems(word)) stems.add(stem);
   }
   return stems;
 }
