@@ -12,33 +12,22 @@ const unrelatedFiles = {
 };
 
 describe("a declaration's code apart from its comments", () => {
-  test('the code starts at the declaration line and leaves out comment-only lines', () => {
+  test('the code is the declaration from its first line on, without the doc comment above it', () => {
     const typescript = [
       '/**',
       ' * Finds the character set a page declares.',
       ' */',
       'export function detect(html: string) {',
       '  // Look for the meta tag first.',
-      '  /* a block',
-      '     comment */',
-      '  const meta = html.match(/<meta[^>]*>/)',
-      '  return meta // the tag',
+      '  return html.match(/<meta[^>]*>/)',
       '}',
     ];
-    const code = codeText({ startLine: 1, endLine: 10, symbolStart: 4 }, typescript);
-    assert.equal(
-      code,
-      ['export function detect(html: string) {', 'const meta = html.match(/<meta[^>]*>/)', 'return meta // the tag', '}'].join('\n'),
-    );
-
-    // A Python comment goes; a TypeScript private member (`#name`) is code.
-    const python = ['def load(self):', '    # the comment', '    return 1'];
-    assert.equal(codeText({ startLine: 1, endLine: 3, symbolStart: 1 }, python), 'def load(self):\nreturn 1');
-    const privateMember = ['#pushHandlerSets(sets) {', '  return sets', '}'];
-    assert.equal(
-      codeText({ startLine: 1, endLine: 3, symbolStart: 1 }, privateMember),
-      privateMember.map((line) => line.trim()).join('\n'),
-    );
+    assert.equal(codeText({ startLine: 1, endLine: 7, symbolStart: 4 }, typescript), typescript.slice(3).join('\n'));
+    // A Python docstring follows the signature: it is part of the declaration.
+    const python = ['def load(self):', '    """Load it."""', '    return 1'];
+    assert.equal(codeText({ startLine: 1, endLine: 3, symbolStart: 1 }, python), python.join('\n'));
+    // The later part of a long declaration is all code.
+    assert.equal(codeText({ startLine: 6, endLine: 7, symbolStart: 4 }, typescript), typescript.slice(5).join('\n'));
   });
 });
 
@@ -86,12 +75,14 @@ describe("the symbol-text ceiling of a question's names", () => {
 });
 
 describe("a question's full-text candidates by their code", () => {
-  test('the function whose code holds the words goes above one whose comment only mentions them', async () => {
-    // Neither name holds a word of the question; `legacy`'s comment has them all, `gather`'s code does the collecting.
+  test('the function whose code holds the words goes above one whose doc comment only states them', async () => {
+    // Neither name holds a word of the question; `legacy`'s doc comment has most of them, `gather`'s code does the collecting.
     const project = fixture({
       'src/legacy.ts': [
+        '/**',
+        ' * Repeated query keys are collected into a list: keys, lists.',
+        ' */',
         'export function legacy(input: string) {',
-        '  // Repeated query keys are collected into a list of values elsewhere: keys, values, lists.',
         '  return input',
         '}',
         '',
