@@ -292,7 +292,8 @@ export async function retrieve(
         .map((candidate) => {
           const file = files.get(candidate.snippet.path);
           const modified = file?.modified ?? false;
-          return { ...candidate, modified, score: score(candidate, modified, file?.tracked ?? false, demotion) };
+          const { snippet, reason, base, matched, literal } = candidate;
+          return { snippet, reason, base, matched, literal, modified, score: score(candidate, modified, file?.tracked ?? false, demotion) };
         })
         .sort(compareScored);
     };
