@@ -212,6 +212,14 @@ function entryFor(candidate: Scored, included: boolean, reason: string, modified
 }
 
 const maxRetries = 2;
+/**
+ * The smallest full-text pool of a pasted text's snippet answer: 16 per result at the default 8.
+ * Every stage after the full-text query (reading the pool's rows, scoring them, the file order,
+ * the manifest) scales with it; 256 cost a pasted text about a sixth more CPU on the bench, and
+ * on the localization tune split at `limit: 8` (140 fix commits, their 8 pasted texts among them)
+ * 128 ranks every answer file where 256 did. `granularity: 'files'` keeps 256.
+ */
+const longPool = 128;
 /** Snippets one file contributes before its further ones yield to other files' (a file the request names by path excepted). */
 export const maxSnippetsPerFile = 3;
 /**
@@ -293,13 +301,15 @@ export async function retrieve(
         .map((candidate) => {
           const file = files.get(candidate.snippet.path);
           const modified = file?.modified ?? false;
-          return { ...candidate, modified, score: score(candidate, modified, file?.tracked ?? false, demotion) };
+          // Field by field rather than a spread: the spread's copies were the largest allocation of a pasted text's scoring.
+          const { snippet, reason, base, matched, literal } = candidate;
+          return { snippet, reason, base, matched, literal, modified, score: score(candidate, modified, file?.tracked ?? false, demotion) };
         })
         .sort(compareScored);
     };
     const live = new LiveFiles(context);
     // A pasted text or a file-level request draws on a deeper pool: its answer is often a file many chunks support.
-    const poolSize = descriptor.long || filesWanted ? Math.max(256, limit * 16) : Math.max(64, limit * 8);
+    const poolSize = filesWanted ? Math.max(256, limit * 16) : descriptor.long ? Math.max(longPool, limit * 16) : Math.max(64, limit * 8);
     const collected = await collectCandidates(context.store, descriptor, poolSize, files, live);
     let candidates: Array<Scored & { modified: boolean }> = scoreAll(collected);
     if (semantic) {

@@ -388,9 +388,16 @@ export class FullTextIndex implements IndexPart {
     return found;
   }
 
-  /** Rows in the full-text index. */
+  /**
+   * Rows in the full-text index, kept with the request statistics while the index's revision
+   * stands: a search asks several times (its statistics, its phrases' bounds, the file nudge), and
+   * each read prepared a statement of its own. Inside a transaction the rows may yet change, so it
+   * is read afresh there.
+   */
   documentCount(): number {
-    return documentCount(this.db.connection);
+    if (this.db.inTransaction) return documentCount(this.db.connection);
+    const cache = this.statisticsCache();
+    return (cache.documents ??= documentCount(this.db.connection));
   }
 
   /** The document counts read since the index last changed (see `StatisticsCache`); the caller fills it. */
@@ -426,9 +433,10 @@ export class FullTextIndex implements IndexPart {
    */
   termDocumentCounts(terms: string[]): number[][] {
     const columns = fullTextWeights.length;
-    const blob = this.db.connection.exec("SELECT matchinfo(search_index, 'ncx') FROM search_index WHERE search_index MATCH ? LIMIT 1", [
+    // A cached statement: a pasted text counts twice a request (its words, then their stems), each time preparing it anew before.
+    const blob = this.db.one("SELECT matchinfo(search_index, 'ncx') FROM search_index WHERE search_index MATCH ? LIMIT 1", [
       terms.join(' OR '),
-    ])[0]?.values[0]?.[0];
+    ])?.[0];
     const info =
       blob instanceof Uint8Array ? new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength)) : undefined;
     return terms.map((_, phrase) => Array.from({ length: columns }, (_, column) => info?.[2 + 3 * (phrase * columns + column) + 2] ?? 0));
