@@ -14,7 +14,7 @@ import {
   type FileIdentity,
 } from './databaseFile';
 import { CurationTables } from './curation/tables';
-import { HistoryTable, historySchema } from './history/historyTable';
+import { HistoryTable } from './history/historyTable';
 import { projectIdOf } from './hashing';
 import type { EnginePorts } from './ports';
 import { loadSqlite } from './sqlite';
@@ -39,11 +39,11 @@ export type { ProjectState, StoredExclusion } from './tables/fileCatalog';
  * each declaration stored once; 5: a file's full-text terms in one deflated blob, its hash once
  * for its chunks, chunk and symbol ids computed instead of stored; 6: that blob names only its
  * first chunk's docid; 7: an exclusion read from a file's bytes keeps the file's size and mtime,
- * so an unchanged excluded file is not read again; 8: the history part, `history_*`), so rows admitted by older rules go; an
+ * so an unchanged excluded file is not read again), so rows admitted by older rules go; an
  * older file is discarded and rebuilt, never migrated. A change of the content rules (which
  * verdicts kept that way depend on) bumps it too.
  */
-export const schemaVersion = 8;
+export const schemaVersion = 7;
 
 /**
  * The meta row that marks a SQLite file as a Project Knowledge index, so `--db` replaces only
@@ -58,7 +58,7 @@ const defaultLockTimeoutMs = 120_000;
 /** The database's own table; each part creates its own. */
 const metaSchema = 'CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);';
 
-const schema = [metaSchema, fileCatalogSchema, chunkTableSchema, fullTextSchema, embeddingTableSchema, historySchema].join('\n');
+const schema = [metaSchema, fileCatalogSchema, chunkTableSchema, fullTextSchema, embeddingTableSchema].join('\n');
 
 export interface StoreOpenOptions {
   /** How long a save waits for another writer's lock before failing (default two minutes). */

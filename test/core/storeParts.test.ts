@@ -26,10 +26,14 @@ function tablesNamed(file: string, known: Set<string>): string[] {
   return [...named].sort();
 }
 
-/** A new store with every part's tables, the curation part's too (created, as the engine's curation attach does, on first use). */
+/** A new store with every part's tables, the curation and history parts' too (created, as the engine does, on first use). */
 async function freshStore(): Promise<IndexStore> {
   const { store } = await IndexStore.open(undefined, '/project', nodePorts());
   assert.equal(store.curation.builtDigest(), undefined, 'a new store has no curation log projected yet');
+  // The history part's tables come with its first stored commit.
+  assert.equal(store.history.head(), undefined, 'a new store has no history yet');
+  const commit = { hash: 'ab'.repeat(20), subject: 'Add a file', terms: 'add file', paths: ['src/a.ts'], fileCount: 1 };
+  store.history.replaceAll([commit], 'cd'.repeat(20));
   return store;
 }
 

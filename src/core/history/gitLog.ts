@@ -1,8 +1,9 @@
 import type { GitRunner } from '../ports';
 
-/** One commit as `git log` reports it: its id (hex), its whole message and the project paths it changed. */
+/** One commit as `git log` reports it: its id (hex), whether it has no parent, its whole message and the project paths it changed. */
 export interface LoggedCommit {
   hash: string;
+  root: boolean;
   message: string;
   paths: string[];
 }
@@ -28,7 +29,7 @@ export async function readCommits(git: GitRunner, root: string, revisions: strin
     '-z',
     '--name-only',
     '--relative',
-    `--format=${recordSeparator}%H${fieldSeparator}%B${fieldSeparator}`,
+    `--format=${recordSeparator}%H %P${fieldSeparator}%B${fieldSeparator}`,
     ...revisions,
     '--',
     '.',
@@ -36,21 +37,21 @@ export async function readCommits(git: GitRunner, root: string, revisions: strin
   return parseLog((await git.run(args, root)).toString('utf8'));
 }
 
-/** Parses `readCommits`' output: records of hash, message and NUL-separated paths. */
+/** Parses `readCommits`' output: records of hash and parents, message and NUL-separated paths. */
 export function parseLog(output: string): LoggedCommit[] {
   const commits: LoggedCommit[] = [];
   for (const record of output.split(recordSeparator)) {
     const first = record.indexOf(fieldSeparator);
     const last = record.lastIndexOf(fieldSeparator);
     if (first < 0 || last <= first) continue;
-    const hash = record.slice(0, first).trim();
+    const [hash, ...parents] = record.slice(0, first).trim().split(' ');
     if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(hash)) continue;
     const paths = record
       .slice(last + 1)
       .split('\0')
       .map((entry) => entry.replace(/^\n+/, ''))
       .filter((entry) => entry.length > 0);
-    commits.push({ hash, message: record.slice(first + 1, last), paths });
+    commits.push({ hash, root: parents.length === 0, message: record.slice(first + 1, last), paths });
   }
   return commits;
 }

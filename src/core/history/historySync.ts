@@ -86,7 +86,7 @@ export async function syncHistory(
 }
 
 /**
- * The commits to store, oldest first: each message cleaned (`cleanMessage`) and checked by the
+ * The commits to store, oldest first (root commits left out): each message cleaned (`cleanMessage`) and checked by the
  * same secret layers as a file's content (the project's rules, then secretlint's); a message
  * with a secret, or one secretlint cannot check, leaves its commit out.
  */
@@ -94,6 +94,8 @@ async function admit(logged: LoggedCommit[], ports: EnginePorts): Promise<{ comm
   const commits: HistoryCommit[] = [];
   let secretMessages = 0;
   for (const commit of [...logged].reverse()) {
+    // A root commit imports the project: it changed every file and says nothing about any one.
+    if (commit.root) continue;
     // What is checked is what may be stored: the capped message (cleaning only removes text).
     const message = commit.message.slice(0, maxMessageChars);
     let secret = findSecret(message, messagePath) !== undefined;

@@ -7,14 +7,18 @@ import { blobHex, hexBlob } from '../tables/hexBlob';
  * message is stored only as its subject (for display) and its stemmed words in `history_search`
  * (FTS4, docid = the commit's row id); each changed path is stored once, in `history_paths`,
  * and linked by integer id. No author, committer, e-mail or date is stored. Commit row ids grow
- * from the oldest commit read to the newest, so the newest commits are the highest ids.
+ * from the oldest commit read to the newest, so the newest commits are the highest ids. The
+ * tables are created when the first commits are stored (`CREATE TABLE IF NOT EXISTS`, as the
+ * curation part's), so an index without git history carries none of their pages and an index
+ * written before they existed gets them without a schema change.
  */
-export const historySchema = `
-CREATE TABLE history_meta(key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
-CREATE TABLE history_commits(id INTEGER PRIMARY KEY, hash BLOB NOT NULL, subject TEXT NOT NULL, file_count INTEGER NOT NULL);
-CREATE TABLE history_paths(id INTEGER PRIMARY KEY, path TEXT NOT NULL);
-CREATE TABLE history_changes(commit_id INTEGER NOT NULL, path_id INTEGER NOT NULL, PRIMARY KEY (commit_id, path_id)) WITHOUT ROWID;
-CREATE VIRTUAL TABLE history_search USING fts4(terms, tokenize=unicode61 "tokenchars=_");
+const historySchema = `
+CREATE TABLE IF NOT EXISTS history_meta(key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS history_commits(id INTEGER PRIMARY KEY, hash BLOB NOT NULL, subject TEXT NOT NULL, file_count INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS history_paths(id INTEGER PRIMARY KEY, path TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS history_changes(
+  commit_id INTEGER NOT NULL, path_id INTEGER NOT NULL, PRIMARY KEY (commit_id, path_id)) WITHOUT ROWID;
+CREATE VIRTUAL TABLE IF NOT EXISTS history_search USING fts4(terms, tokenize=unicode61 "tokenchars=_");
 `;
 
 /** A commit ready to store: its message already cleaned and checked for secrets (see `historySync.ts`). */
@@ -61,33 +65,61 @@ export class HistoryTable {
   /** Paths by id, for search (cached until the tables change). */
   private pathsById: { revision: number; map: Map<number, string> } | undefined;
 
+  /** Whether the tables exist (undefined: not looked up since the open or the last rollback). */
+  private created: boolean | undefined;
+  /** Why the part is empty, and the HEAD it is the empty history of, when it has no tables to say so in (this session only). */
+  private sessionNote: string | undefined;
+  private sessionHead: string | undefined;
+
   constructor(private readonly db: Database) {
     db.onRollback(() => {
       this.pathIds = undefined;
       this.pathsById = undefined;
+      this.created = undefined;
     });
+  }
+
+  private get exists(): boolean {
+    // A pragma, not a scan of sqlite_master: the table's columns, none when it does not exist.
+    this.created ??= this.db.all('PRAGMA table_info(history_commits)').length > 0;
+    return this.created;
+  }
+
+  private create(): void {
+    this.db.exec(historySchema);
+    this.created = true;
   }
 
   /** The HEAD the stored commits are the ancestors of, or undefined when the part is empty. */
   head(): string | undefined {
+    if (!this.exists) return this.sessionHead;
     const value = this.db.one("SELECT value FROM history_meta WHERE key = 'head'")?.[0];
     return value instanceof Uint8Array ? blobHex(value) : undefined;
   }
 
   /** Why the part is empty or partial (no git, a shallow clone, git failing), or undefined. */
   note(): string | undefined {
+    if (!this.exists) return this.sessionNote;
     const value = this.db.one("SELECT value FROM history_meta WHERE key = 'note'")?.[0];
     return typeof value === 'string' ? value : undefined;
   }
 
   /** Row ids are consecutive (commits are appended, and only the oldest are dropped), so the ends of the id range count them without a scan. */
   commitCount(): number {
+    if (!this.exists) return 0;
     const [newest, oldest] = this.db.one('SELECT (SELECT max(id) FROM history_commits), (SELECT min(id) FROM history_commits)') ?? [];
     return newest === null || newest === undefined ? 0 : Number(newest) - Number(oldest) + 1;
   }
 
-  /** Empties the part, keeping `note` (why) when given. Nothing is written when it is empty already with that note. */
+  /**
+   * Empties the part, keeping `note` (why). Nothing is written when it is empty already with that
+   * note, or has no tables (the note is then kept for this session: an index without history
+   * carries no history pages).
+   */
   clear(note: string | undefined): void {
+    this.sessionNote = note;
+    this.sessionHead = undefined;
+    if (!this.exists) return;
     if (this.head() === undefined && this.note() === note && this.commitCount() === 0) return;
     this.db.transaction(() => {
       this.deleteAll();
@@ -97,7 +129,12 @@ export class HistoryTable {
 
   /** Replaces every stored commit with `commits` (oldest first), the ancestors of `head`. */
   replaceAll(commits: HistoryCommit[], head: string, note?: string): void {
+    this.sessionNote = note;
+    this.sessionHead = head;
+    // No commit to keep (only a root commit, say): no tables are made for an empty history.
+    if (commits.length === 0 && !this.exists) return;
     this.db.transaction(() => {
+      this.create();
       this.deleteAll();
       this.insert(commits);
       this.setHead(head, note);
@@ -106,7 +143,11 @@ export class HistoryTable {
 
   /** Adds `commits` (oldest first, all newer than the stored ones), records `head`, and keeps only the newest `maxCommits`. */
   append(commits: HistoryCommit[], head: string, maxCommits: number): number {
+    this.sessionNote = undefined;
+    this.sessionHead = head;
+    if (commits.length === 0 && !this.exists) return 0;
     return this.db.transaction(() => {
+      this.create();
       this.insert(commits);
       this.setHead(head, undefined);
       const newest = Number(this.db.one('SELECT max(id) FROM history_commits')?.[0] ?? 0);
@@ -172,7 +213,7 @@ export class HistoryTable {
    * matchinfo 'pcnalx' (for bm25); an empty list when there are none or FTS4 rejects the query.
    */
   matching(terms: string[]): Array<{ id: number; info: Uint32Array }> {
-    if (terms.length === 0) return [];
+    if (terms.length === 0 || !this.exists) return [];
     const query = terms.map((term) => `"${term.replace(/"/g, '')}"`).join(' OR ');
     const rows = this.db.once("SELECT docid, matchinfo(history_search, 'pcnalx') FROM history_search WHERE history_search MATCH ?", [
       query,
@@ -188,7 +229,7 @@ export class HistoryTable {
 
   /** Stored commits by row id. */
   commits(ids: number[]): StoredCommit[] {
-    if (ids.length === 0) return [];
+    if (ids.length === 0 || !this.exists) return [];
     const rows = this.db.list(
       `SELECT id, hash, subject, file_count FROM history_commits WHERE id IN (${ids.map(() => '?').join(',')})`,
       ids,
@@ -203,6 +244,7 @@ export class HistoryTable {
 
   /** The paths a stored commit changed (none when it changed more than `maxLinkedPaths`). */
   pathsOf(commitId: number): string[] {
+    if (!this.exists) return [];
     const byId = this.pathMap();
     return this.db
       .all('SELECT path_id FROM history_changes WHERE commit_id = ?', [commitId])
@@ -221,6 +263,7 @@ export class HistoryTable {
 
   /** Every stored commit's hash, oldest first (tests and health). */
   hashes(): string[] {
+    if (!this.exists) return [];
     return this.db.all('SELECT hash FROM history_commits ORDER BY id').map(([hash]) => blobHex(hash));
   }
 }

@@ -1,4 +1,4 @@
-// Types only: the extension bundle imports this module for `formatRankedFiles` and must not load the store.
+// Types only, and the escaping of `safeText`: the extension bundle imports this module for `formatRankedFiles` and must not load the store.
 import type { FileHistory, HistoryEvidence } from '../history/similarCommits';
 import { displayText } from '../safeText';
 import type { Candidate, CandidateReason } from './candidates';

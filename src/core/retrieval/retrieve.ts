@@ -325,9 +325,9 @@ export async function retrieve(
     const unboosted = candidates;
     const ordersFiles = !filesWanted && reportShaped(descriptor, unboosted);
     // Only a sentence or a pasted text ranks files by history: a lookup's exact answer needs none.
-    const history =
-      (filesWanted || ordersFiles) && (descriptor.natural || descriptor.long) ? historyEvidence(context, descriptor, files) : undefined;
-    if (filesWanted || ordersFiles) manifest.history = historyManifest(context, history);
+    const consultsHistory = (filesWanted || ordersFiles) && (descriptor.natural || descriptor.long);
+    const history = consultsHistory ? historyEvidence(context, descriptor, files) : undefined;
+    if (consultsHistory) manifest.history = historyManifest(context, history);
     if (wholeFile && !filesWanted)
       candidates = descriptor.long
         ? boostByFile(candidates, wholeFile, wholeFileBoost)
