@@ -68,6 +68,8 @@ export interface SyncReport {
 
 export interface MergeFigures {
   steps: number;
+  /** Steps that gave back the pages the merge freed, beyond the last one. */
+  releaseSteps: number;
   ms: number;
   longestStepMs: number;
 }
@@ -357,7 +359,7 @@ export async function syncKnownFiles(context: SyncContext, paths: string[]): Pro
  */
 async function mergeFullText(context: SyncContext, signal: AbortSignal | undefined): Promise<MergeFigures> {
   const { store, ports } = context;
-  const figures: MergeFigures = { steps: 0, ms: 0, longestStepMs: 0 };
+  const figures: MergeFigures = { steps: 0, releaseSteps: 0, ms: 0, longestStepMs: 0 };
   const timed = <T>(work: () => T): T => {
     const started = ports.clock.now();
     const result = work();
@@ -370,13 +372,18 @@ async function mergeFullText(context: SyncContext, signal: AbortSignal | undefin
     figures.steps++;
     return store.search.mergeStep();
   };
-  if (timed(() => store.search.beginMerge()))
-    while (timed(step)) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      await context.interleave?.();
-      signal?.throwIfAborted();
-    }
+  const between = async () => {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await context.interleave?.();
+    signal?.throwIfAborted();
+  };
+  if (timed(() => store.search.beginMerge())) while (timed(step)) await between();
   timed(() => store.search.endMerge());
+  // The pages the merge freed are given back in steps too (`FullTextIndex.releaseStep`).
+  while (timed(() => store.search.releaseStep())) {
+    figures.releaseSteps++;
+    await between();
+  }
   return figures;
 }
 

@@ -289,7 +289,7 @@ export async function childIndexBench(
     const merge = figures.fullTextMerge;
     if (merge)
       log(
-        `  full-text merge after the last file: ${merge.steps} steps, ${round(merge.ms, 0)} ms, the longest step ${round(merge.longestStepMs, 1)} ms (the engine's thread is free between steps)`,
+        `  full-text merge after the last file: ${merge.steps} steps and ${merge.releaseSteps} more giving back freed pages, ${round(merge.ms, 0)} ms, the longest step ${round(merge.longestStepMs, 1)} ms (the engine's thread is free between steps)`,
       );
     log(`  reopen ${figures.reopenMs} ms (peak RSS of that process ${figures.reopenPeakRssMB} MB)`);
     log(`  goal rows (issue 15):`);

@@ -254,8 +254,9 @@ describe('incremental sync', () => {
     const parsers = structuralParsers();
     const incremental = await openEngine(project.root, { parsers, parsePool: false });
     await incremental.sync();
-    // One leaf page a step, so a small index takes many steps.
+    // One leaf page a step, so a small index takes many steps; the freed pages are given back a few at a time.
     incremental.store.search.mergeStepPages = 1;
+    incremental.store.search.releaseStepPages = 8;
     for (let index = 0; index < 210; index++) project.edit(`pkg/mod${index}.py`, pythonModule(index + 1000, 8));
     const levels = () =>
       (incremental.store.database.exec('SELECT level FROM search_index_segdir ORDER BY level')[0]?.values ?? []).map((row) => row[0]);
@@ -299,6 +300,8 @@ describe('incremental sync', () => {
     // The merged segments' pages, freed by the last step, are given back rather than left in the file.
     const freePages = incremental.store.database.exec('PRAGMA freelist_count')[0].values[0][0];
     assert.equal(freePages, 0, `free pages after the merge: ${String(freePages)}`);
+    const releaseSteps = report.fullTextMerge?.releaseSteps ?? 0;
+    assert.ok(releaseSteps >= 2, `the freed pages were given back in steps of 8 pages: ${releaseSteps} steps beyond the last`);
     const clean = await openEngine(project.root, { parsers, parsePool: false });
     await clean.sync({ full: true });
     assert.deepEqual(currentRows(incremental), currentRows(clean));

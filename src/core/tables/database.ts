@@ -269,15 +269,17 @@ export class Database {
   }
 
   /**
-   * Gives every free page back (`incremental_vacuum` moves pages from the end into them and
-   * truncates, with no copy of the database), whatever their share; a database made without
-   * incremental auto-vacuum keeps them for later writes.
+   * Gives up to `pages` free pages back (`incremental_vacuum(N)` moves pages from the end into
+   * them and truncates, with no copy of the database), whatever their share; true while free pages
+   * remain. A database made without incremental auto-vacuum keeps them for later writes (false).
+   * Bounded, so that the caller can answer requests between steps: at 50,000 files the pages a
+   * full-text merge freed (about 52 MB) took one statement of 2.1 s.
    */
-  releaseFreePages(): void {
-    if (this.pragma('freelist_count') > 0 && this.incrementalAutoVacuum()) {
-      this.fitJournal();
-      this.db.exec('PRAGMA incremental_vacuum');
-    }
+  releaseFreePagesStep(pages: number): boolean {
+    if (this.pragma('freelist_count') === 0 || !this.incrementalAutoVacuum()) return false;
+    this.fitJournal();
+    this.db.exec(`PRAGMA incremental_vacuum(${Math.max(1, Math.floor(pages))})`);
+    return this.pragma('freelist_count') > 0;
   }
 
   /** Whether the database was made with incremental auto-vacuum (`PRAGMA auto_vacuum` 2), so free pages can be given back without a copy. */
