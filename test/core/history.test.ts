@@ -160,7 +160,7 @@ test('without git, in a shallow clone or with git failing, the part is empty wit
     const base = nodePorts();
     const failing: EnginePorts = {
       ...base,
-      git: { run: (args, cwd) => (args[0] === 'log' ? Promise.reject(new Error('fatal: bad object\nmore')) : base.git.run(args, cwd)) },
+      git: { run: (args, cwd) => (args.includes('log') ? Promise.reject(new Error('fatal: bad object\nmore')) : base.git.run(args, cwd)) },
     };
     const report = await syncHistory(
       engineWithGit.store.history,

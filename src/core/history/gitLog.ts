@@ -16,10 +16,15 @@ const fieldSeparator = '\x1f';
  * `maxCount`, merges left out (their changes are their parents'). Paths are relative to `root`
  * and limited to it (`--relative -- .`), so a project in a subfolder of its repository sees its
  * own files only. Rename detection is off: a rename lists both paths, and the read does not
- * depend on the user's `diff.renames`. Author, committer and dates are never asked for.
+ * depend on the user's `diff.renames`. Author, committer and dates are never asked for. A root
+ * commit's paths are not listed (`log.showRoot=false`): it is left out (`admit`), and listing the
+ * whole tree it imported cost 0.4 s and 2.4 MB of output on the 50,000-file bench corpus, at every
+ * sync of a repository with that commit alone (an empty history stores no head to compare with).
  */
 export async function readCommits(git: GitRunner, root: string, revisions: string[], maxCount: number): Promise<LoggedCommit[]> {
   const args = [
+    '-c',
+    'log.showRoot=false',
     'log',
     '--no-merges',
     '--no-color',
