@@ -11,6 +11,15 @@ const unrelatedFiles = {
   'src/more.ts': 'export function unrelated(a: number) {\n  return a + 1\n}\n',
 };
 
+/** Indexes the project at `root` and checks that `question`'s first result is the declaration `expected`. */
+async function assertFirstSymbol(root: string, question: string, expected: string): Promise<void> {
+  const engine = await openEngine(root, { parsers: structuralParsers() });
+  await engine.sync();
+  const result = await engine.search(question);
+  assert.equal(result.results[0]?.symbol, expected, JSON.stringify(result.results.map((item) => item.symbol ?? item.path)));
+  await engine.close();
+}
+
 describe("a declaration's code apart from its comments", () => {
   test('the code is the declaration from its first line on, without the doc comment above it', () => {
     const typescript = [
@@ -66,11 +75,7 @@ describe("the symbol-text ceiling of a question's names", () => {
       ].join('\n'),
       ...unrelatedFiles,
     });
-    const engine = await openEngine(project.root, { parsers: structuralParsers() });
-    await engine.sync();
-    const result = await engine.search("when no encoding is given, how is a page's character set found from its meta tag?");
-    assert.equal(result.results[0]?.symbol, 'detect', JSON.stringify(result.results.map((item) => item.symbol ?? item.path)));
-    await engine.close();
+    await assertFirstSymbol(project.root, "when no encoding is given, how is a page's character set found from its meta tag?", 'detect');
   });
 });
 
@@ -103,10 +108,6 @@ describe("a question's full-text candidates by their code", () => {
       ].join('\n'),
       ...unrelatedFiles,
     });
-    const engine = await openEngine(project.root, { parsers: structuralParsers() });
-    await engine.sync();
-    const result = await engine.search('how are repeated query keys collected into a list of values?');
-    assert.equal(result.results[0]?.symbol, 'gather', JSON.stringify(result.results.map((item) => item.symbol ?? item.path)));
-    await engine.close();
+    await assertFirstSymbol(project.root, 'how are repeated query keys collected into a list of values?', 'gather');
   });
 });
