@@ -161,19 +161,20 @@ export function rankFiles<T extends Candidate & { score: number; modified: boole
   const { wholeFile, weight, history } = options;
   const bestEvidence = Math.max(0, ...files.map((file) => file.evidenceScore));
   const bestWhole = wholeFile ? Math.max(0, ...files.map((file) => wholeFile.get(file.path) ?? 0)) : 0;
-  if (history && history.share > 0 && bestEvidence > 0) {
+  const bestHistory = history ? Math.max(0, ...[...history.files.values()].map((file) => file.score)) : 0;
+  // The same for every file: whether the history has a say at all.
+  const mixHistory = history !== undefined && history.share > 0 && bestHistory > 0 && bestEvidence > 0;
+  if (mixHistory) {
     const ranked = new Set(files.map((file) => file.path));
     for (const path of history.files.keys())
       if (!ranked.has(path)) files.push({ path, evidenceScore: 0, best: 0, modified: false, evidence: [] });
   }
-  const bestHistory = history ? Math.max(0, ...[...history.files.values()].map((file) => file.score)) : 0;
   const ranked = files.map(({ path, evidenceScore, best, modified, evidence }) => {
     let score = evidenceScore;
     if (wholeFile && bestWhole > 0 && bestEvidence > 0) {
       const fused = evidenceShare * (evidenceScore / bestEvidence) + (1 - evidenceShare) * ((wholeFile.get(path) ?? 0) / bestWhole);
       score = 100 * fused;
     }
-    const mixHistory = history !== undefined && history.share > 0 && bestHistory > 0 && bestEvidence > 0;
     const past = mixHistory ? history.files.get(path) : undefined;
     if (mixHistory) {
       // Both sides on 0..100: the fused score already is, the evidence alone is made so.
