@@ -46,8 +46,6 @@ export function splitIdentifier(identifier: string): string[] {
   return parts;
 }
 
-const nonAscii = /[\u0080-\uffff]/;
-
 /** What a character of ASCII text is to the splitting rules. */
 const separator = 0;
 const lowerCase = 1;
@@ -65,29 +63,40 @@ function charKind(code: number): number {
  * `splitUncached`'s rules in one pass over ASCII text, about nine times faster than its three
  * Unicode patterns (identifier splitting was a tenth of a parse worker's time): a part ends at a
  * separator, before an upper-case letter that follows a lower-case letter or a digit, and before
- * the last upper-case letter of a run that a lower-case letter follows (`HTTPServer`).
+ * the last upper-case letter of a run that a lower-case letter follows (`HTTPServer`). Returns
+ * undefined at the first character beyond ASCII, so the same pass tells whether the text is
+ * ASCII (a pattern test of every identifier first cost as much again). A part is lower-cased
+ * only when it holds an upper-case letter.
  */
-function splitAscii(identifier: string): string[] {
+export function splitAscii(identifier: string): string[] | undefined {
   const parts: string[] = [];
+  const length = identifier.length;
   let start = -1;
   let previous = separator;
-  for (let index = 0; index <= identifier.length; index++) {
-    const current = index < identifier.length ? charKind(identifier.charCodeAt(index)) : separator;
+  let upper = false;
+  let code = length > 0 ? identifier.charCodeAt(0) : 0;
+  for (let index = 0; index <= length; index++) {
+    if (code > 127) return undefined;
+    const next = index + 1 < length ? identifier.charCodeAt(index + 1) : 0;
+    const current = index < length ? charKind(code) : separator;
     if (current === separator) {
-      if (start >= 0) parts.push(identifier.slice(start, index).toLowerCase());
+      if (start >= 0) parts.push(upper ? identifier.slice(start, index).toLowerCase() : identifier.slice(start, index));
       start = -1;
     } else if (start < 0) {
       start = index;
+      upper = current === upperCase;
     } else if (
       current === upperCase &&
-      (previous === lowerCase ||
-        previous === digit ||
-        (previous === upperCase && index + 1 < identifier.length && charKind(identifier.charCodeAt(index + 1)) === lowerCase))
+      (previous === lowerCase || previous === digit || (previous === upperCase && index + 1 < length && charKind(next) === lowerCase))
     ) {
-      parts.push(identifier.slice(start, index).toLowerCase());
+      parts.push(upper ? identifier.slice(start, index).toLowerCase() : identifier.slice(start, index));
       start = index;
+      upper = true;
+    } else if (current === upperCase) {
+      upper = true;
     }
     previous = current;
+    code = next;
   }
   return parts;
 }
@@ -106,7 +115,7 @@ export function splitByPatterns(identifier: string): string[] {
 }
 
 function splitUncached(identifier: string): string[] {
-  return nonAscii.test(identifier) ? splitByPatterns(identifier) : splitAscii(identifier);
+  return splitAscii(identifier) ?? splitByPatterns(identifier);
 }
 
 /**

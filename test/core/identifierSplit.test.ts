@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { identifierPattern, isIdentifier } from '../../src/core/parsing/identifierIndex';
-import { splitByPatterns, splitIdentifier } from '../../src/core/words';
+import { splitAscii, splitByPatterns, splitIdentifier } from '../../src/core/words';
 import { Draw, seededRandom } from './secretCorpus';
 
 describe('identifier splitting', () => {
@@ -22,6 +22,22 @@ describe('identifier splitting', () => {
       const identifier = draw.from(alphabet, 1 + (index % 14));
       assert.deepEqual(splitIdentifier(identifier), splitByPatterns(identifier), JSON.stringify(identifier));
     }
+  });
+
+  test('the one-pass splitter equals the Unicode patterns on ASCII and declines anything beyond it', () => {
+    const draw = new Draw(seededRandom(17));
+    const ascii = 'aAbBzZ09_$-. xXqQ';
+    const mixed = 'aAbZ09_ éÉßΣ\u00b2\u{1d518}'.normalize();
+    for (let index = 0; index < 20_000; index++) {
+      const identifier = draw.from(ascii, 1 + (index % 14));
+      assert.deepEqual(splitAscii(identifier), splitByPatterns(identifier), JSON.stringify(identifier));
+      const other = draw.from(mixed, 1 + (index % 10));
+      const beyondAscii = [...other].some((character) => character.charCodeAt(0) > 127);
+      assert.deepEqual(splitAscii(other), beyondAscii ? undefined : splitByPatterns(other), JSON.stringify(other));
+      assert.deepEqual(splitIdentifier(other), splitByPatterns(other), JSON.stringify(other));
+    }
+    assert.equal(splitAscii('parseÄpfel'), undefined);
+    assert.deepEqual(splitAscii(''), []);
   });
 
   test('identifiers with letters beyond ASCII keep the Unicode rules', () => {
