@@ -120,15 +120,22 @@ export class FileTermsBuilder {
 }
 
 /**
- * The terms' numbers in the order of `[...terms].sort()` (by UTF-16 code units), about three
- * times faster: numbers are sorted by their term's first two code units as one float (34 bits,
- * with the number in the `numberBits` below them), and only terms that share those two are
- * compared as strings. More terms than those bits can number are sorted the plain way.
+ * The terms' numbers in the order of `[...terms].sort()` (by UTF-16 code units). Terms of ASCII
+ * word characters (`0-9`, `_`, `a-z`: every term of an ASCII file) get `wordKey`s of their first
+ * seven or more characters; the rest, the first two code units. Numbers are sorted by that key as
+ * one float (with the number in the bits below it), and only terms that share a key are compared
+ * as strings. More terms than those bits can number are sorted the plain way.
  */
 export function sortedOrder(terms: readonly string[], numberBits = 19): Int32Array {
+  const count = terms.length;
+  // As few bits for the numbers as they need, so the keys hold as many characters as can be.
+  const wordBits = Math.max(1, Math.ceil(Math.log2(count + 1)));
+  if (wordBits <= Math.min(16, numberBits)) {
+    const order = sortedByWordKeys(terms, wordBits);
+    if (order) return order;
+  }
   // 34 bits of prefix and 19 of number are the 53 a float holds exactly.
   const bits = Math.min(19, numberBits);
-  const count = terms.length;
   const order = new Int32Array(count);
   if (count >= 2 ** bits) {
     const sorted = terms.map((term, id) => ({ term, id })).sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
@@ -138,6 +145,50 @@ export function sortedOrder(terms: readonly string[], numberBits = 19): Int32Arr
   const scale = 2 ** bits;
   const keys = new Float64Array(count);
   for (let id = 0; id < count; id++) keys[id] = prefixKey(terms[id]) * scale + id;
+  return orderOfKeys(terms, keys, scale);
+}
+
+/** Each ASCII word character's place in code-unit order, from 1 (0 is "no character", -1 "not one of them"). */
+const wordCharacterRank = new Int8Array(128).fill(-1);
+for (let code = 48; code <= 57; code++) wordCharacterRank[code] = code - 47;
+wordCharacterRank[95] = 11;
+for (let code = 97; code <= 122; code++) wordCharacterRank[code] = code - 85;
+const wordCharacters = 38;
+
+/**
+ * `sortedOrder` for terms of ASCII word characters alone: the first `length` characters in base
+ * 38 (37 characters and none, so a prefix sorts first), `length` as many as fit beside the
+ * numbers' `bits` in the 53 a float holds exactly (seven beside 16 bits, eight beside 11).
+ * Characters past the key are left to the string comparison of equal keys. Undefined at the
+ * first term with another character in its key.
+ */
+function sortedByWordKeys(terms: readonly string[], bits: number): Int32Array | undefined {
+  const count = terms.length;
+  const scale = 2 ** bits;
+  let length = 0;
+  while (wordCharacters ** (length + 1) * scale <= 2 ** 53) length++;
+  const keys = new Float64Array(count);
+  for (let id = 0; id < count; id++) {
+    const term = terms[id];
+    let key = 0;
+    for (let index = 0; index < length; index++) {
+      let rank = 0;
+      if (index < term.length) {
+        const code = term.charCodeAt(index);
+        rank = code < 128 ? wordCharacterRank[code] : -1;
+        if (rank < 0) return undefined;
+      }
+      key = key * wordCharacters + rank;
+    }
+    keys[id] = key * scale + id;
+  }
+  return orderOfKeys(terms, keys, scale);
+}
+
+/** The numbers of `keys` (key times `scale` plus number) in key order, terms of equal keys compared as strings. */
+function orderOfKeys(terms: readonly string[], keys: Float64Array, scale: number): Int32Array {
+  const count = keys.length;
+  const order = new Int32Array(count);
   keys.sort();
   let start = 0;
   while (start < count) {

@@ -112,6 +112,33 @@ describe('file terms', () => {
     }
   });
 
+  test('terms of ASCII word characters keep the order of a plain sort, whatever their keys share', () => {
+    const draw = new Draw(seededRandom(4));
+    for (const [size, alphabet] of [
+      [3000, 'ab09_z'],
+      [200, 'a_'],
+      [40_000, 'abcdefgh0_'],
+    ] as const) {
+      // Long shared prefixes put many terms on one key, short ones end inside it.
+      const terms = [...new Set(Array.from({ length: size }, (_, index) => 'configur'.slice(0, index % 9) + draw.from(alphabet, index % 11)))];
+      terms.push('');
+      const plain = [...terms].sort();
+      for (const bits of [19, 16, 12, 2]) {
+        assert.deepEqual(
+          [...sortedOrder(terms, bits)].map((id) => terms[id]),
+          plain,
+          `${terms.length} terms, ${bits} bits for the term numbers`,
+        );
+      }
+      // One term with another character anywhere in its key sends the whole file the general way.
+      const withOther = [...terms, 'configÄ', 'c\u{1d518}', 'zz~'];
+      assert.deepEqual(
+        [...sortedOrder(withOther)].map((id) => withOther[id]),
+        [...withOther].sort(),
+      );
+    }
+  });
+
   test('the vocabulary order is that of a plain sort, whatever the terms share', () => {
     const draw = new Draw(seededRandom(3));
     const terms = [...new Set(Array.from({ length: 3000 }, (_, index) => draw.from('abAB_é\u{1d518}'.normalize(), 1 + (index % 6))))];
