@@ -187,17 +187,19 @@ function decideKind(candidate: Candidate, parent: Placed | undefined, rules: Lan
 function toDeclaration(placed: Placed, text: string, lines: readonly string[]): Declaration {
   const node = placed.candidate.node;
   const keyword = keywordToken(node);
+  // The declaration's parent, asked for once for the signature and the chunk's start.
+  const parent = node.parent;
   const qualifiedName = placed.qualifiedParts.join('.');
   const symbol: ChunkSymbol = {
     name: placed.qualifiedParts[placed.qualifiedParts.length - 1],
     qualifiedName,
     kind: placed.kind,
-    signature: signatureOf(node, keyword.startIndex, text),
+    signature: signatureOf(node, keyword.startIndex, text, parent),
     startLine: keyword.startPosition.row + 1,
     endLine: lastRow(node) + 1,
   };
   if (placed.qualifiedParts.length > 1) symbol.parent = placed.qualifiedParts.slice(0, -1).join('.');
-  return { symbol, chunkStartLine: Math.min(chunkStartRow(node, lines), keyword.startPosition.row) + 1 };
+  return { symbol, chunkStartLine: Math.min(chunkStartRow(node, lines, parent), keyword.startPosition.row) + 1 };
 }
 
 function normalizeImport(written: string): string {

@@ -95,16 +95,19 @@ export function lastRow(node: Node): number {
  * The row where a declaration's chunk starts: through wrappers such as `export` and
  * `template <...>`, then back over decorators and doc comments written directly above it.
  */
-export function chunkStartRow(node: Node, lines: readonly string[]): number {
+export function chunkStartRow(node: Node, lines: readonly string[], parent: Node | null = node.parent): number {
+  // Each `parent` is a call into the parser's memory that builds a new node, so every one is
+  // asked for once: the declaration's comes from the caller, and the last one asked for is the
+  // container of the anchor.
   let anchor = node;
+  let container = parent;
   for (let depth = 0; depth < 3; depth++) {
-    const parent = anchor.parent;
-    if (!parent || !wrapperTypes.has(parent.type) || !onlyPreambleBefore(parent, anchor)) break;
-    anchor = parent;
+    if (!container || !wrapperTypes.has(container.type) || !onlyPreambleBefore(container, anchor)) break;
+    anchor = container;
+    container = anchor.parent;
   }
   let row = anchor.startPosition.row;
   // Ruby puts a class's doc comment before the body node that begins with the class itself.
-  const container = anchor.parent;
   let previous = anchor.previousSibling ?? (container && container.startIndex === anchor.startIndex ? container.previousSibling : null);
   while (previous && isPreamble(previous) && lastRow(previous) >= row - 1 && startsLine(previous, lines)) {
     row = previous.startPosition.row;
@@ -143,15 +146,14 @@ function bodyOf(node: Node): Node | null {
 }
 
 /** Go writes `type`/`var` on the enclosing group, so a lone spec's signature starts there. */
-function signatureStart(node: Node, keywordStart: number): number {
-  const parent = node.parent;
+function signatureStart(parent: Node | null, keywordStart: number): number {
   const single = parent && (parent.type === 'type_declaration' || parent.type === 'var_declaration') && parent.namedChildCount === 1;
   return single ? parent.startIndex : keywordStart;
 }
 
 /** One line from the keyword to the body, whitespace collapsed; the first line when there is no body. */
-export function signatureOf(node: Node, keywordStart: number, text: string): string {
-  const start = signatureStart(node, keywordStart);
+export function signatureOf(node: Node, keywordStart: number, text: string, parent: Node | null = node.parent): string {
+  const start = signatureStart(parent, keywordStart);
   const body = bodyOf(node);
   const end = Math.min(body && body.startIndex > start ? body.startIndex : node.endIndex, start + 600);
   let slice = withoutComments(node, start, end, text);
