@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { CandidateReason } from '../../src/core/retrieval/candidates';
 import { rankFiles, reportEvidenceCeiling, weakNameCeiling } from '../../src/core/retrieval/fileRanking';
-import { maxSnippetsPerFile, namedFileWeight } from '../../src/core/retrieval/retrieve';
+import { keepRankedFiles, maxSnippetsPerFile, namedFileWeight, rankedFilesKept } from '../../src/core/retrieval/retrieve';
 import type { SnippetRow } from '../../src/core/tables/fileChange';
 import { Fixture, fixtureFactory, openEngine, structuralParsers, tempFile } from './fixtures';
 
@@ -196,6 +196,25 @@ describe('file-level localization (issue 14)', () => {
     assert.equal(inSubject[0].score, 100 * namedFileWeight, JSON.stringify(inSubject));
     assert.ok(inBody[0].score <= 100, JSON.stringify(inBody));
     await engine.close();
+  });
+
+  test("a report's answer keeps the best cut candidate of each of the file ranking's first files, and no other", () => {
+    const candidate = (path: string, line: number) => ({ snippet: { path, startLine: line } });
+    const kept = [candidate('a.py', 1)];
+    const cut = [candidate('b.py', 1), candidate('c.py', 1), candidate('c.py', 9), candidate('d.py', 1)];
+    const ranking = ['c.py', 'a.py', 'b.py'].map((path) => ({ path }));
+    const result = keepRankedFiles({ kept, cut }, ranking);
+    assert.deepEqual(result.kept, [kept[0], cut[0], cut[1]]);
+    assert.deepEqual(result.cut, [cut[2], cut[3]]);
+    // Files past the first `rankedFilesKept` of the ranking stay cut.
+    const many = Array.from({ length: rankedFilesKept + 1 }, (_, index) => ({ path: `f${index}.py` }));
+    const last = candidate(`f${rankedFilesKept}.py`, 1);
+    const first = candidate('f0.py', 1);
+    const beyond = keepRankedFiles({ kept: [], cut: [last, first] }, many);
+    assert.deepEqual(beyond, { kept: [first], cut: [last] });
+    // Nothing cut from a ranked file: the cut stands as it was.
+    const untouched = { kept, cut: [candidate('z.py', 1)] };
+    assert.equal(keepRankedFiles(untouched, ranking), untouched);
   });
 
   test('with an evidence ceiling one strong snippet counts no more than the ceiling toward its file; a named path keeps its score', () => {
