@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { CandidateReason } from '../../src/core/retrieval/candidates';
 import { rankFiles, reportEvidenceCeiling, weakNameCeiling } from '../../src/core/retrieval/fileRanking';
-import { maxSnippetsPerFile } from '../../src/core/retrieval/retrieve';
+import { keepRankedFiles, maxSnippetsPerFile, namedFileWeight, rankedFilesKept } from '../../src/core/retrieval/retrieve';
 import type { SnippetRow } from '../../src/core/tables/fileChange';
 import { Fixture, fixtureFactory, openEngine, structuralParsers, tempFile } from './fixtures';
 
@@ -175,6 +175,46 @@ describe('file-level localization (issue 14)', () => {
     const rank = (file: string) => unscoped.findIndex((ranked) => ranked.path === file);
     assert.ok(rank('shell/key-bindings.fish') >= 0 && rank('shell/key-bindings.fish') < rank('CHANGELOG.md'), JSON.stringify(unscoped));
     await engine.close();
+  });
+
+  test('a fix report ranks the file its subject line names first among files of the same text', async () => {
+    const body = 'def handle(value):\n    # an empty cache handling value\n    return value\n';
+    const project = fixture({ 'app/cache_entry.py': body, 'app/cache_store.py': body, 'app/cache_view.py': body });
+    created.push(project);
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
+    await engine.sync();
+    const ranked = async (report: string) => (await engine.search(report, { granularity: 'files' })).files ?? [];
+    for (const name of ['cache_entry', 'cache_store', 'cache_view']) {
+      const report = `Fix ${name} handling of an empty cache value`;
+      const files = (await ranked(report)).map((file) => file.path);
+      assert.equal(files[0], `app/${name}.py`, `${report}: ${JSON.stringify(files)}`);
+    }
+    // The best file scores 100 on the ranking's scale; the subject's name weighs it by namedFileWeight, a body's mention does not.
+    const inSubject = await ranked('Fix cache_entry handling of an empty cache value');
+    const inBody = await ranked('Fix handling of an empty cache value\n\nSeen in cache_entry');
+    assert.equal(inSubject[0].path, 'app/cache_entry.py');
+    assert.equal(inSubject[0].score, 100 * namedFileWeight, JSON.stringify(inSubject));
+    assert.ok(inBody[0].score <= 100, JSON.stringify(inBody));
+    await engine.close();
+  });
+
+  test("a report's answer keeps the best cut candidate of each of the file ranking's first files, and no other", () => {
+    const candidate = (path: string, line: number) => ({ snippet: { path, startLine: line } });
+    const kept = [candidate('a.py', 1)];
+    const cut = [candidate('b.py', 1), candidate('c.py', 1), candidate('c.py', 9), candidate('d.py', 1)];
+    const ranking = ['c.py', 'a.py', 'b.py'].map((path) => ({ path }));
+    const result = keepRankedFiles({ kept, cut }, ranking);
+    assert.deepEqual(result.kept, [kept[0], cut[0], cut[1]]);
+    assert.deepEqual(result.cut, [cut[2], cut[3]]);
+    // Files past the first `rankedFilesKept` of the ranking stay cut.
+    const many = Array.from({ length: rankedFilesKept + 1 }, (_, index) => ({ path: `f${index}.py` }));
+    const last = candidate(`f${rankedFilesKept}.py`, 1);
+    const first = candidate('f0.py', 1);
+    const beyond = keepRankedFiles({ kept: [], cut: [last, first] }, many);
+    assert.deepEqual(beyond, { kept: [first], cut: [last] });
+    // Nothing cut from a ranked file: the cut stands as it was.
+    const untouched = { kept, cut: [candidate('z.py', 1)] };
+    assert.equal(keepRankedFiles(untouched, ranking), untouched);
   });
 
   test('with an evidence ceiling one strong snippet counts no more than the ceiling toward its file; a named path keeps its score', () => {

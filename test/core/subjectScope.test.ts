@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { pathInScope, sentenceInitialWords, subjectScope } from '../../src/core/retrieval/subjectScope';
+import { pathInScope, sentenceInitialWords, subjectFileNames, subjectNamesFile, subjectScope } from '../../src/core/retrieval/subjectScope';
 
 describe('the component a subject line names (subjectScope)', () => {
   test('conventional-commit scopes, bare component prefixes and bracketed tags', () => {
@@ -36,5 +36,25 @@ describe('the component a subject line names (subjectScope)', () => {
     assert.deepEqual([...sentenceInitialWords('Parser drops tags, and the cloned Parser loses its TagSet')], []);
     assert.deepEqual([...sentenceInitialWords('TagSet is shared. HTML5 scope; parseHeader fails')], []);
     assert.deepEqual([...sentenceInitialWords('')], []);
+  });
+
+  test('a subject spells out a file name as whole tokens, in any of the identifier spellings', () => {
+    const named = (subject: string, path: string) => subjectNamesFile(subjectFileNames(subject), path);
+    assert.ok(named('fix foo_bar handling', 'src/foo_bar.py'));
+    assert.ok(named('fix foo_bar handling', 'src/fooBar.ts'));
+    assert.ok(named('Fix FooBar handling (#12)', 'lib/foo-bar.js'));
+    assert.ok(named('Fix line numbers width in side-by-side mode', 'src/features/line_numbers.rs'));
+    assert.ok(named('Fix side-by-side wrapping', 'src/features/side_by_side.rs'));
+    assert.ok(named('fix(install): keep the venv', 'src/pipx/commands/install.py'));
+    // Half of a token, a longer name, or another file's name is not the file's name.
+    assert.ok(!named('fix foo_bar handling', 'src/foo.py'));
+    assert.ok(!named('fix foo_bar handling', 'src/bar_handling.py'));
+    assert.ok(!named('fix foo handling', 'src/foo_bar.py'));
+    assert.ok(!named('fix foo_bar handling', 'tests/test_foo_bar.py'));
+    // Entry files and names under three letters name no component.
+    assert.ok(!named('Fix main loop on init', 'src/main.rs'));
+    assert.ok(!named('Fix main loop on init', 'src/pipx/__init__.py'));
+    assert.ok(!named('fix io error', 'src/io.rs'));
+    assert.ok(!named('', 'src/foo_bar.py'));
   });
 });

@@ -80,3 +80,55 @@ export function sentenceInitialWords(text: string): Set<string> {
   for (const word of elsewhere) initial.delete(word);
   return initial;
 }
+
+/** The lower-case words of a name or a text, identifiers split: `fooBar`, `foo_bar`, `foo-bar` → foo, bar. */
+function nameWords(text: string): string[] {
+  return text
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word.length > 0);
+}
+
+/** Conventional names of a package's or a module's entry file: they name no component a subject could mean. */
+const entryFileStems = new Set(['index', 'mod', 'lib', 'main', 'init']);
+
+/**
+ * The file stems (lower-case words joined by spaces) a subject line spells out, each as a whole
+ * run of its tokens: "fix foo_bar handling" spells `foo_bar.py` and `fooBar.ts` (foo bar), and
+ * "Fix line numbers width" spells `line_numbers.rs`, but not `foo.py` (half of a token).
+ */
+export function subjectFileNames(subject: string): SubjectNames {
+  const words: string[] = [];
+  const starts = new Set<number>();
+  const ends = new Set<number>();
+  for (const token of subject.match(/[\p{L}\p{N}_$-]+/gu) ?? []) {
+    const parts = nameWords(token);
+    if (parts.length === 0) continue;
+    starts.add(words.length);
+    words.push(...parts);
+    ends.add(words.length);
+  }
+  return { words, starts, ends };
+}
+
+export interface SubjectNames {
+  words: string[];
+  /** Indexes of `words` that open a token of the subject, and indexes just past a token's last word. */
+  starts: Set<number>;
+  ends: Set<number>;
+}
+
+/** Whether the subject (`subjectFileNames`) spells out the file name of `path` (its stem: the name before its first dot). */
+export function subjectNamesFile(subject: SubjectNames, path: string): boolean {
+  const base = path.slice(path.lastIndexOf('/') + 1).replace(/^[._]+/, '');
+  const stem = nameWords(base.split('.', 1)[0]);
+  if (stem.length === 0 || stem.join('').length < 3 || (stem.length === 1 && entryFileStems.has(stem[0]))) return false;
+  for (const start of subject.starts) {
+    const end = start + stem.length;
+    if (!subject.ends.has(end)) continue;
+    if (stem.every((word, offset) => subject.words[start + offset] === word)) return true;
+  }
+  return false;
+}

@@ -3,6 +3,7 @@
  * `repositories.ts` (run once; the committed `instances.json` is its output):
  *
  *   node out/test/quality/localization/extract.js [--repos DIR] [--per-repo N] [--out FILE]
+ *       [--beyond-set | --extra] [--repo OWNER/NAME ...]
  *
  * An instance is a non-merge commit by a person (not a bot) whose message mentions a fix, a bug,
  * an issue or closes/fixes/resolves #N. The query is the commit message (subject and body, less
@@ -147,8 +148,14 @@ function main(): void {
   const known = beyond
     ? new Set((JSON.parse(fs.readFileSync(committed, 'utf8')) as LocalizationInstance[]).map((instance) => instance.commit))
     : undefined;
+  // `--repo OWNER/NAME` (repeatable) keeps only the named repositories, so a new check set need not re-extract the others.
+  const only = argv.flatMap((flag, index) => (flag === '--repo' && argv[index + 1] ? [argv[index + 1]] : []));
+  const repositories = (extra ? extraRepositories : localizationRepositories).filter(
+    (repository) => only.length === 0 || only.includes(repository.name),
+  );
+  if (only.length > 0 && repositories.length !== only.length) throw new Error(`--repo names a repository outside the list: ${only.join(', ')}`);
   const all: LocalizationInstance[] = [];
-  for (const repository of extra ? extraRepositories : localizationRepositories) {
+  for (const repository of repositories) {
     const workTree = path.join(reposDirectory, workTreeName(repository.name));
     if (!fs.existsSync(workTree)) throw new Error(`missing ${workTree} (clone ${repository.name} there with its full history)`);
     const extracted = extractRepository(workTree, repository, perRepository);

@@ -37,10 +37,13 @@ export const localizationRepositories: LocalizationRepository[] = [
 /**
  * Repositories of fresh check sets only (`extract.ts --extra`): none of their commits is in
  * `instances.json`, so a ranking change tuned on the tune split and the older commits can be
- * checked on code it was never looked at with. Gitleaks (Go) is in none of the benchmarks above.
+ * checked on code it was never looked at with. Gitleaks (Go), pipx (Python) and delta (Rust) are
+ * in none of the benchmarks above.
  */
 export const extraRepositories: LocalizationRepository[] = [
   { name: 'gitleaks/gitleaks', language: 'Go', head: 'b58d3f102cf3a2c84cb7f923d05c25c9b1aed84b', sourceExtensions: ['.go'] },
+  { name: 'pypa/pipx', language: 'Python', head: '9bb766c055d47b44ea36c342b87ed569e7c442b1', sourceExtensions: ['.py'] },
+  { name: 'dandavison/delta', language: 'Rust', head: 'f85c46ba8b913aa3208af0f3573db90286e56e18', sourceExtensions: ['.rs'] },
 ];
 
 /** Every repository a runner knows, the committed set's first. */
