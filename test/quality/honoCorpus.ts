@@ -15,6 +15,9 @@ export const honoCommit = '28a9c128912de19f3fb28b00ae289c9b93f6f392';
 export const jsoupRepository = 'jhy/jsoup';
 /** The localization set's head for jsoup (`localization/repositories.ts`). */
 export const jsoupCommit = '46b620860af930eedc193a705eaf7cea5aec89a6';
+export const justRepository = 'casey/just';
+/** The localization set's head for just (`localization/repositories.ts`). */
+export const justCommit = '4f41f609278edb6f1024e3dd7a9912946e1e7bc3';
 
 export interface HonoCorpus {
   root: string;

@@ -4,10 +4,11 @@
  * `corpus.ts`), lexical vs hybrid vs a plain grep baseline, per query kind.
  *
  *   node out/test/quality/run.js [--verbose] [--only ID_PREFIX] [--json FILE] [--split tune|held-out|all]
- *       [--repos DIR] [--skip-localization] [--sets cpython,hono,jsoup,declarations]
+ *       [--repos DIR] [--skip-localization] [--sets cpython,hono,jsoup,just,declarations]
  *
  * Then the error-message and natural-language queries on a second code base, Hono in TypeScript
- * (`honoQueries.ts`), natural questions on a third, jsoup in Java (`jsoupQueries.ts`), the
+ * (`honoQueries.ts`), natural questions on a third, jsoup in Java (`jsoupQueries.ts`),
+ * natural questions on a fourth, just in Rust (`justQueries.ts`, a check set run in the tune split), the
  * declaration oracle, and the file-localization set on real fix commits (`localization/run.ts`).
  * Hono, jsoup and localization have a held-out third that runs only with `--split held-out` or
  * `--split all` (default tune); they skip with a message when the fetched repositories are absent
@@ -23,9 +24,10 @@ import { ProjectEngine } from '../../src/core/engine';
 import { nodePorts } from '../../src/core/ports';
 import { prepareCorpus } from './corpus';
 import { createGrepBaseline, type GrepBaseline } from './grep';
-import { honoCommit, honoRepository, jsoupCommit, jsoupRepository, preparePinnedCorpus } from './honoCorpus';
+import { honoCommit, honoRepository, jsoupCommit, jsoupRepository, justCommit, justRepository, preparePinnedCorpus } from './honoCorpus';
 import { honoQueries } from './honoQueries';
 import { jsoupQueries } from './jsoupQueries';
+import { justQueries } from './justQueries';
 import { defaultReposDirectory, localizationOptions, runLocalization, splitArgument } from './localization/run';
 import { qualityParsers } from './parsers';
 import { qualityQueries, type ExpectedLocation, type QualityQuery, type QueryKind } from './queries';
@@ -234,7 +236,7 @@ async function main(): Promise<void> {
 /** A fetched repository at a pinned commit with its query set, measured the same way as the CPython set. */
 interface PinnedSet {
   /** The key of its figures in the JSON line, and the `--sets` name. */
-  key: 'hono' | 'jsoup';
+  key: 'hono' | 'jsoup' | 'just';
   title: string;
   repository: string;
   commit: string;
@@ -244,6 +246,7 @@ interface PinnedSet {
 const pinnedSets: PinnedSet[] = [
   { key: 'hono', title: 'Hono (TypeScript)', repository: honoRepository, commit: honoCommit, queries: honoQueries },
   { key: 'jsoup', title: 'jsoup (Java)', repository: jsoupRepository, commit: jsoupCommit, queries: jsoupQueries },
+  { key: 'just', title: 'just (Rust)', repository: justRepository, commit: justCommit, queries: justQueries },
 ];
 
 /**
@@ -292,10 +295,10 @@ async function runPinnedSet(set: PinnedSet, argv: string[]): Promise<void> {
   }
 }
 
-/** `--sets cpython,hono,jsoup,declarations` runs only those parts (all of them by default; localization has its own flag). */
+/** `--sets cpython,hono,jsoup,just,declarations` runs only those parts (all of them by default; localization has its own flag). */
 function selectedSets(argv: string[]): Set<string> {
   const index = argv.indexOf('--sets');
-  const all = ['cpython', 'hono', 'jsoup', 'declarations'];
+  const all = ['cpython', 'hono', 'jsoup', 'just', 'declarations'];
   if (index < 0) return new Set(all);
   const named = (argv[index + 1] ?? '').split(',').filter(Boolean);
   const unknown = named.filter((name) => !all.includes(name));

@@ -17,6 +17,7 @@ import { describeTask, searchWords, type TaskDescriptor } from './descriptor';
 import { fuseRankings, fusionCeiling, vectorQueryText } from './hybrid';
 import { vectorPool } from './vectors';
 import { rankFiles, reportEvidenceCeiling, type RankedFile } from './fileRanking';
+import { leadFromTopFile } from './questionLead';
 import { pathInScope, sentenceInitialWords, subjectFileNames, subjectNamesFile, subjectScope } from './subjectScope';
 import { scoreFiles } from './fileScore';
 import { similarCommitFiles, type HistoryMatch } from '../history/similarCommits';
@@ -324,8 +325,10 @@ export async function retrieve(
     // The file ranking of a report's snippets reads the candidates before the nudge: it adds the whole-file scores itself.
     const unboosted = candidates;
     const ordersFiles = !filesWanted && reportShaped(descriptor, unboosted);
+    // A question on an index small enough for its nudge may take its first snippet from the file ranking (`leadFromTopFile`).
+    const leads = nudge && !filesWanted && !ordersFiles && descriptor.natural && !descriptor.long && !wholePhraseAnswered(unboosted);
     // Only a sentence or a pasted text ranks files by history: a lookup's exact answer needs none.
-    const consultsHistory = (filesWanted || ordersFiles) && (descriptor.natural || descriptor.long);
+    const consultsHistory = (filesWanted || ordersFiles || leads) && (descriptor.natural || descriptor.long);
     const history = consultsHistory ? historyEvidence(context, descriptor, files) : undefined;
     if (consultsHistory) manifest.history = historyManifest(context, history);
     if (wholeFile && !filesWanted)
@@ -338,7 +341,14 @@ export async function retrieve(
     const fileOrder = ordersFiles ? rankCandidateFiles(descriptor, unboosted, files, wholeFile, history) : undefined;
     const { kept, cut } = fileOrder ? keepRankedFiles(relevant, fileOrder) : relevant;
     const spread = spreadAcrossFiles(kept);
-    const answer = fileOrder ? inFileOrder(spread, fileOrder, (candidate) => candidate.snippet.path) : spread;
+    // Only with similar commits: without them the file ranking repeats what the snippet order already says.
+    const leadRanking =
+      leads && history && history.files.size > 0 ? rankCandidateFiles(descriptor, unboosted, files, wholeFile, history) : undefined;
+    const answer = fileOrder
+      ? inFileOrder(spread, fileOrder, (candidate) => candidate.snippet.path)
+      : leadRanking
+        ? leadFromTopFile(spread, leadRanking)
+        : spread;
     const verification = await verifyCandidates(answer, limit, budget, state.head, files, live, focusWords, memberStarts(context));
     if (fileOrder) verification.results = inFileOrder(verification.results, fileOrder, (result) => result.path);
     const rankedFiles = filesWanted
@@ -383,7 +393,7 @@ const defectWords =
  * message typed as it appears: the line that raises it answers).
  */
 function reportShaped(descriptor: TaskDescriptor, candidates: readonly Candidate[]): boolean {
-  if (candidates.some((candidate) => candidate.base >= wholePhraseTier && candidate.reason === 'exact-phrase')) return false;
+  if (wholePhraseAnswered(candidates)) return false;
   if (descriptor.long) return true;
   const text = descriptor.text.trim();
   return descriptor.natural && defectWords.test(text) && !questionStart.test(text) && !/\?\s*$/.test(text);
@@ -417,6 +427,11 @@ export function keepRankedFiles<T extends { snippet: { path: string } }>(
     kept: [...relevant.kept, ...restored],
     cut: relevant.cut.filter((candidate) => !restored.has(candidate)),
   };
+}
+
+/** Whether the request's whole literal occurs (a message typed as it appears): the line that holds it answers. */
+function wholePhraseAnswered(candidates: readonly Candidate[]): boolean {
+  return candidates.some((candidate) => candidate.base >= wholePhraseTier && candidate.reason === 'exact-phrase');
 }
 
 /**
