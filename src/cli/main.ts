@@ -10,6 +10,7 @@ import { citationOf, publishedResult } from '../core/retrieval/retrieve';
 import { displayText } from '../core/safeText';
 import { createStructuralParsers } from '../core/parsing/structuralParsers';
 import { parseArgs, positiveInteger, UsageError } from './args';
+import { limitHeapGrowth } from './heapGrowth';
 import { serveMcp } from './mcp';
 import { runNavigation } from './navigation';
 import { rankingFlag, runCuration } from './curation';
@@ -303,6 +304,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
+  limitHeapGrowth();
   // main turns every failure into a message and an exit code; it never rejects.
   void main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;

@@ -65,7 +65,15 @@ export interface OpenEngineOptions {
     | Partial<
         Pick<
           ParsePoolOptions,
-          'size' | 'script' | 'minFiles' | 'idleMs' | 'jobTimeoutMs' | 'startTimeoutMs' | 'reclaim' | 'recycleHeapBytes'
+          | 'size'
+          | 'script'
+          | 'minFiles'
+          | 'idleMs'
+          | 'jobTimeoutMs'
+          | 'startTimeoutMs'
+          | 'reclaim'
+          | 'recycleHeapBytes'
+          | 'maxOldGenerationMb'
         >
       >;
   /** Pins, memory and labels: the log (default beside `dbPath`; none for an in-memory index) and the ranking mode. */

@@ -29,6 +29,7 @@ import { mcpBench, serveBenchMcp, type McpFigures } from './mcpBench';
 import { defaultWorkerScript, runParseBench } from './parseBench';
 import { Random } from './random';
 import { commandVersion, formatStats, mb, ResourceMonitor, round, summarize, timeCommand, type LatencyStats } from './stats';
+import { limitHeapGrowth } from '../../src/cli/heapGrowth';
 
 // ---- arguments ------------------------------------------------------------------------------
 
@@ -1184,6 +1185,8 @@ async function main(): Promise<void> {
   }
   // The child-process index section starts this script again for each measured process.
   if (process.argv[2] === '--index-child') {
+    // The child measures what `pk index` would use, so it grows its heap as the CLI does.
+    limitHeapGrowth();
     process.exitCode = await runIndexChild(process.argv.slice(3), async () => (await makeParsers(repositoryRoot())).parsers);
     return;
   }

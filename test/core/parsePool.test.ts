@@ -170,8 +170,9 @@ describe('parse pool', () => {
     assert.equal(engine.store.catalog.files().size, 2);
   });
 
-  for (const how of ['exit', 'hang', 'throw'] as const) {
-    test(`a worker that ${how === 'exit' ? 'crashes' : how === 'hang' ? 'stops answering' : 'fails'} on a file leaves that file to the engine thread`, async () => {
+  const faults = { exit: 'crashes', hang: 'stops answering', throw: 'fails', heap: 'runs out of its heap bound' } as const;
+  for (const how of ['exit', 'hang', 'throw', 'heap'] as const) {
+    test(`a worker that ${faults[how]} on a file leaves that file to the engine thread`, async () => {
       const project = fixture(everyLanguage());
       project.initGit();
       const inline = await indexWith(project.root, false);
@@ -183,6 +184,7 @@ describe('parse pool', () => {
           size: 2,
           script: faultyWorker,
           jobTimeoutMs: how === 'hang' ? 1500 : undefined,
+          maxOldGenerationMb: how === 'heap' ? 32 : undefined,
         });
       } finally {
         delete process.env.PK_TEST_PARSE_FAULT;

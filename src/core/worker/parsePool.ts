@@ -60,6 +60,12 @@ export interface ParsePoolOptions {
    * files are answered: that memory never shrinks, and one dense file of a megabyte grows it to 95 MB.
    */
   recycleHeapBytes?: number;
+  /**
+   * Each worker's old generation bound in MB (default 256). V8 otherwise sizes it by the machine's
+   * memory and lets a worker's heap grow long before collecting it; a worker that passes the bound
+   * stops with an out-of-memory error, and its files are parsed inline as for any lost worker.
+   */
+  maxOldGenerationMb?: number;
 }
 
 /** Worker crashes after which the pool stops starting workers and every file is parsed inline. */
@@ -74,6 +80,9 @@ const maxCrashes = 3;
 const workerYoungGenerationMb = 8;
 
 const defaultRecycleHeapBytes = 64 * 1024 * 1024;
+
+/** Far above what one file's analysis holds, low enough that the heap is collected before it grows large. */
+const defaultWorkerOldGenerationMb = 256;
 
 interface PendingJob {
   job: ParseJob;
@@ -196,7 +205,10 @@ export class ParsePool implements FileAnalyzer {
     try {
       worker = new Worker(this.script as string, {
         workerData: data,
-        resourceLimits: { maxYoungGenerationSizeMb: workerYoungGenerationMb },
+        resourceLimits: {
+          maxYoungGenerationSizeMb: workerYoungGenerationMb,
+          maxOldGenerationSizeMb: this.settings.maxOldGenerationMb ?? defaultWorkerOldGenerationMb,
+        },
       });
     } catch (error) {
       this.disable(`parse workers cannot start (${describe(error)}); parsing on this thread`);
