@@ -120,7 +120,9 @@ describe('file terms', () => {
       [40_000, 'abcdefgh0_'],
     ] as const) {
       // Long shared prefixes put many terms on one key, short ones end inside it.
-      const terms = [...new Set(Array.from({ length: size }, (_, index) => 'configur'.slice(0, index % 9) + draw.from(alphabet, index % 11)))];
+      const terms = [
+        ...new Set(Array.from({ length: size }, (_, index) => 'configur'.slice(0, index % 9) + draw.from(alphabet, index % 11))),
+      ];
       terms.push('');
       const plain = [...terms].sort();
       for (const bits of [19, 16, 12, 2]) {

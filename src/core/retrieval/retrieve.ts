@@ -414,7 +414,12 @@ export function keepRankedFiles<T extends { snippet: { path: string } }>(
   ranking: ReadonlyArray<{ path: string }>,
 ): { kept: T[]; cut: T[] } {
   const present = new Set(relevant.kept.map((candidate) => candidate.snippet.path));
-  const wanted = new Set(ranking.slice(0, rankedFilesKept).map((file) => file.path).filter((path) => !present.has(path)));
+  const wanted = new Set(
+    ranking
+      .slice(0, rankedFilesKept)
+      .map((file) => file.path)
+      .filter((path) => !present.has(path)),
+  );
   if (wanted.size === 0) return relevant;
   const restored = new Set<T>();
   for (const candidate of relevant.cut) {

@@ -153,7 +153,8 @@ function main(): void {
   const repositories = (extra ? extraRepositories : localizationRepositories).filter(
     (repository) => only.length === 0 || only.includes(repository.name),
   );
-  if (only.length > 0 && repositories.length !== only.length) throw new Error(`--repo names a repository outside the list: ${only.join(', ')}`);
+  if (only.length > 0 && repositories.length !== only.length)
+    throw new Error(`--repo names a repository outside the list: ${only.join(', ')}`);
   const all: LocalizationInstance[] = [];
   for (const repository of repositories) {
     const workTree = path.join(reposDirectory, workTreeName(repository.name));
