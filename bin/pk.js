@@ -1,7 +1,25 @@
 #!/usr/bin/env node
 'use strict';
-require('../dist/cli.js')
-  .main(process.argv.slice(2))
-  .then((code) => {
+const cli = require('../dist/cli.js');
+const args = process.argv.slice(2);
+const relaunch = cli.arenaRelaunchEnvironment(args);
+if (relaunch) {
+  // The same command in a process started with MALLOC_ARENA_MAX set (src/cli/mallocArenas.ts); signals are passed on.
+  const child = require('node:child_process').spawn(process.execPath, [...process.execArgv, __filename, ...args], {
+    env: relaunch,
+    stdio: 'inherit',
+  });
+  const forward = (signal) => child.kill(signal);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, forward);
+  child.on('error', (error) => {
+    process.stderr.write(`pk: could not start itself again (${error.message}); run it with MALLOC_ARENA_MAX set\n`);
+    process.exitCode = 1;
+  });
+  child.on('exit', (code, signal) => {
+    process.exitCode = code ?? (signal ? 128 + (require('node:os').constants.signals[signal] ?? 0) : 1);
+  });
+} else {
+  cli.main(args).then((code) => {
     process.exitCode = code;
   });
+}

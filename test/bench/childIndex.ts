@@ -11,6 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+import { arenaRelaunchEnvironment } from '../../src/cli/mallocArenas';
 import { ProjectEngine } from '../../src/core/engine';
 import type { MergeFigures } from '../../src/core/sync';
 import type { ChunkParser } from '../../src/core/parsing/chunkParser';
@@ -233,7 +234,9 @@ export async function runIndexChild(argv: string[], makeParsers: () => Promise<C
 
 function runChild(script: string, args: string[]): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, '--index-child', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // The child indexes in the environment `pk index` gives itself (one malloc arena on Linux).
+    const env = arenaRelaunchEnvironment(['index']) ?? process.env;
+    const child = spawn(process.execPath, [script, '--index-child', ...args], { stdio: ['ignore', 'pipe', 'inherit'], env });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     child.on('error', reject);

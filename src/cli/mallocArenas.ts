@@ -1,0 +1,27 @@
+/**
+ * glibc gives each thread that allocates under contention a malloc arena of its own, and memory
+ * freed in one arena is not reused by the others. A cold index runs the engine and the parse
+ * workers on their own threads, so each keeps the high-water mark of its own allocations: on
+ * microsoft/vscode-copilot-chat (4,206 files) `pk index` peaked at 433–449 MB with the default and
+ * 369–374 MB with one arena, at the same CPU (docs/measurements.md). glibc reads
+ * `MALLOC_ARENA_MAX` once, at process start, so `pk index` starts itself again with it set.
+ */
+export const mallocArenaMax = '1';
+
+/** The command that indexes at length, worth a second process start (tens of milliseconds). */
+const relaunchedCommands = new Set(['index']);
+
+/**
+ * The environment to run `argv` (pk's arguments, without node and the script) in again, or
+ * undefined to run it here: off outside Linux, when `MALLOC_ARENA_MAX` is already set (which also
+ * ends the relaunch), and for the quick commands.
+ */
+export function arenaRelaunchEnvironment(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): NodeJS.ProcessEnv | undefined {
+  if (platform !== 'linux' || env.MALLOC_ARENA_MAX !== undefined) return undefined;
+  if (!relaunchedCommands.has(argv[0] ?? '')) return undefined;
+  return { ...env, MALLOC_ARENA_MAX: mallocArenaMax };
+}
