@@ -19,6 +19,8 @@ if (relaunch) {
     process.exitCode = code ?? (signal ? 128 + (require('node:os').constants.signals[signal] ?? 0) : 1);
   });
 } else {
+  // As `node dist/cli.js` does: that file starts main only when it is the entry script.
+  cli.limitHeapGrowth();
   cli.main(args).then((code) => {
     process.exitCode = code;
   });

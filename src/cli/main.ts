@@ -11,6 +11,7 @@ import { displayText } from '../core/safeText';
 import { createStructuralParsers } from '../core/parsing/structuralParsers';
 import { parseArgs, positiveInteger, UsageError } from './args';
 import { limitHeapGrowth } from './heapGrowth';
+export { limitHeapGrowth } from './heapGrowth';
 export { arenaRelaunchEnvironment } from './mallocArenas';
 import { serveMcp } from './mcp';
 import { runNavigation } from './navigation';

@@ -2,8 +2,9 @@
  * glibc gives each thread that allocates under contention a malloc arena of its own, and memory
  * freed in one arena is not reused by the others. A cold index runs the engine and the parse
  * workers on their own threads, so each keeps the high-water mark of its own allocations: on
- * microsoft/vscode-copilot-chat (4,206 files) `pk index` peaked at 433–449 MB with the default and
- * 369–374 MB with one arena, at the same CPU (docs/measurements.md). glibc reads
+ * microsoft/vscode-copilot-chat (4,206 files) `pk index` peaked at 390 MB on average over six runs
+ * with one arena against 421 MB with the default, at the same CPU, the spread between runs as large
+ * as the gain (docs/measurements.md). glibc reads
  * `MALLOC_ARENA_MAX` once, at process start, so `pk index` starts itself again with it set.
  */
 export const mallocArenaMax = '1';

@@ -5,6 +5,7 @@
  * folders, modules and file types, so the files whose path holds the scope's words are where such
  * a report is usually fixed.
  */
+import { splitIdentifier } from '../words';
 
 /** Change types of conventional commits and words of a title that name no component. */
 const notComponents = new Set(
@@ -81,16 +82,6 @@ export function sentenceInitialWords(text: string): Set<string> {
   return initial;
 }
 
-/** The lower-case words of a name or a text, identifiers split: `fooBar`, `foo_bar`, `foo-bar` → foo, bar. */
-function nameWords(text: string): string[] {
-  return text
-    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
-    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((word) => word.length > 0);
-}
-
 /** Conventional names of a package's or a module's entry file: they name no component a subject could mean. */
 const entryFileStems = new Set(['index', 'mod', 'lib', 'main', 'init']);
 
@@ -104,7 +95,7 @@ export function subjectFileNames(subject: string): SubjectNames {
   const starts = new Set<number>();
   const ends = new Set<number>();
   for (const token of subject.match(/[\p{L}\p{N}_$-]+/gu) ?? []) {
-    const parts = nameWords(token);
+    const parts = splitIdentifier(token);
     if (parts.length === 0) continue;
     starts.add(words.length);
     words.push(...parts);
@@ -123,7 +114,7 @@ export interface SubjectNames {
 /** Whether the subject (`subjectFileNames`) spells out the file name of `path` (its stem: the name before its first dot). */
 export function subjectNamesFile(subject: SubjectNames, path: string): boolean {
   const base = path.slice(path.lastIndexOf('/') + 1).replace(/^[._]+/, '');
-  const stem = nameWords(base.split('.', 1)[0]);
+  const stem = splitIdentifier(base.split('.', 1)[0]);
   if (stem.length === 0 || stem.join('').length < 3 || (stem.length === 1 && entryFileStems.has(stem[0]))) return false;
   for (const start of subject.starts) {
     const end = start + stem.length;
