@@ -506,6 +506,9 @@ interface BenchQuery {
 interface KindFigures extends LatencyStats {
   /** Mean CPU milliseconds of this process per query. */
   cpuMeanMs: number;
+  /** Median and 99th percentile of the CPU milliseconds of single queries: on a shared machine wall time mostly measures the others' load. */
+  cpuP50Ms: number;
+  cpuP99Ms: number;
   foundRate: number;
   top1Rate: number;
   meanResults: number;
@@ -557,6 +560,8 @@ function buildQueries(samples: CorpusSample[], kind: Exclude<Kind, 'hybrid'>, co
 interface QueryRun {
   cpuMs: number;
   latencies: number[];
+  /** CPU milliseconds of each query (this process: user + system). */
+  cpuPerQuery: number[];
   found: number;
   top1: number;
   results: number;
@@ -564,19 +569,24 @@ interface QueryRun {
 }
 
 async function runQueries(engine: ProjectEngine, queries: BenchQuery[], dump?: string[]): Promise<QueryRun> {
-  const run: QueryRun = { cpuMs: 0, latencies: [], found: 0, top1: 0, results: 0, failures: [] };
+  const run: QueryRun = { cpuMs: 0, latencies: [], cpuPerQuery: [], found: 0, top1: 0, results: 0, failures: [] };
   const cpuBefore = process.cpuUsage();
   for (const query of queries) {
     const started = performance.now();
+    const cpuStarted = process.cpuUsage();
     try {
       const retrieval = await engine.search(query.query);
       run.latencies.push(performance.now() - started);
+      const cpu = process.cpuUsage(cpuStarted);
+      run.cpuPerQuery.push((cpu.user + cpu.system) / 1000);
       run.results += retrieval.results.length;
       dump?.push(dumpLine(query, retrieval));
       if (query.expectPath && retrieval.results.some((result) => result.path === query.expectPath)) run.found++;
       if (query.expectPath && retrieval.results[0]?.path === query.expectPath) run.top1++;
     } catch (error) {
       run.latencies.push(performance.now() - started);
+      const cpu = process.cpuUsage(cpuStarted);
+      run.cpuPerQuery.push((cpu.user + cpu.system) / 1000);
       if (run.failures.length < 3) run.failures.push(`${query.query}: ${errorLine(error)}`);
     }
   }
@@ -612,9 +622,12 @@ function dumpLine(query: BenchQuery, retrieval: Awaited<ReturnType<ProjectEngine
 }
 
 function kindFigures(run: QueryRun, queries: number): KindFigures {
+  const cpu = summarize(run.cpuPerQuery);
   return {
     ...summarize(run.latencies),
     cpuMeanMs: round(run.cpuMs / Math.max(1, queries), 3),
+    cpuP50Ms: cpu.p50Ms,
+    cpuP99Ms: cpu.p99Ms,
     foundRate: round(run.found / Math.max(1, queries), 3),
     top1Rate: round(run.top1 / Math.max(1, queries), 3),
     meanResults: round(run.results / Math.max(1, queries), 2),
@@ -661,7 +674,7 @@ async function searchBench(
       figures.grepTerms.push(...queries.slice(0, half).map((query) => query.literal as string));
     }
     log(
-      `  ${kind.padEnd(8)} ${formatStats(stats)}  cpu ${stats.cpuMeanMs.toFixed(2)} ms/query; expected file in results ${(stats.foundRate * 100).toFixed(0)}%, first ${(stats.top1Rate * 100).toFixed(0)}%, ${stats.meanResults} results/query`,
+      `  ${kind.padEnd(8)} ${formatStats(stats)}  cpu ${stats.cpuMeanMs.toFixed(2)} ms/query (p50 ${stats.cpuP50Ms.toFixed(2)}, p99 ${stats.cpuP99Ms.toFixed(2)}); expected file in results ${(stats.foundRate * 100).toFixed(0)}%, first ${(stats.top1Rate * 100).toFixed(0)}%, ${stats.meanResults} results/query`,
     );
     log(`           e.g. ${JSON.stringify(queries[0]?.query)}`);
     for (const failure of run.failures) log(`           failed: ${failure}`);
