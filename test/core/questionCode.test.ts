@@ -111,3 +111,34 @@ describe("a question's full-text candidates by their code", () => {
     await assertFirstSymbol(project.root, 'how are repeated query keys collected into a list of values?', 'gather');
   });
 });
+
+describe("a question's containers", () => {
+  test("a class's method that does what the question asks goes above the class that holds it", async () => {
+    // The class's chunk holds every word its members hold and its doc comment states them; the method is what behaves.
+    const project = fixture({
+      'src/dependency.ts': [
+        '/**',
+        ' * A dependency of a recipe on another recipe, one link of a chain of dependencies.',
+        ' */',
+        'export class Dependency {',
+        '  constructor(',
+        '    readonly recipe: string,',
+        '    readonly dependencies: string[],',
+        '  ) {}',
+        '',
+        '  depends(other: string) {',
+        '    return this.dependencies.includes(other)',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+      ...unrelatedFiles,
+    });
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
+    await engine.sync();
+    const result = await engine.search('how is a recipe that depends on itself through a chain of dependencies detected?');
+    const first = result.results[0];
+    assert.equal(first?.kind, 'method', JSON.stringify(result.results.map((item) => `${item.symbol} ${item.kind}`)));
+    await engine.close();
+  });
+});

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { conceptList, describingText, fullTextTerms, nameCoverage } from '../../src/core/retrieval/candidates';
-import { codeTermsFor } from '../../src/core/retrieval/codeTerms';
+import { acronymsOf, codeTermsFor } from '../../src/core/retrieval/codeTerms';
 import { fixtureFactory, openEngine, structuralParsers } from './fixtures';
 
 const fixture = fixtureFactory();
@@ -168,6 +168,57 @@ describe("a question's nudge toward the files its words spread over", () => {
     // A question about the tests still gets them first.
     const tests = await engine.search('which tests check the method after a redirect of a POST?');
     assert.equal(tests.results[0]?.path, 'test/http.test.ts', JSON.stringify(tests.results.map((item) => item.symbol ?? item.path)));
+    await engine.close();
+  });
+});
+
+describe("a question's acronyms", () => {
+  test('three or four adjacent words give their initials, for every word of the run', () => {
+    const words = ['shells', 'need', 'byte', 'order', 'mark', 'written', 'start', 'script'];
+    const acronyms = acronymsOf('which shells need a byte order mark written at the start of the script?', words);
+    assert.deepEqual(acronyms.get('byte'), ['bom', 'bomw']);
+    assert.deepEqual(acronyms.get('order'), ['bom', 'omw', 'bomw']);
+    // A stopword ("a", "at", "the") ends a run, so no acronym spans it.
+    assert.equal(acronyms.get('shells'), undefined);
+    assert.equal(acronyms.get('start'), undefined);
+    // A hyphen joins words as a space does; other punctuation ends the run.
+    assert.deepEqual(acronymsOf('a server-sent event', ['server', 'sent', 'event']).get('sent'), ['sse']);
+    assert.equal(acronymsOf('server, sent event', ['server', 'sent', 'event']).size, 0);
+  });
+
+  test('an acronym is a code term of each word of its run', () => {
+    const acronyms = new Map([
+      ['byte', ['bom']],
+      ['order', ['bom']],
+    ]);
+    const [byte] = fullTextTerms(['byte', 'order'], new Set(['byte', 'order']), true, acronyms);
+    assert.ok(byte.terms.includes('"bom"') && byte.related?.includes('"bom"'), JSON.stringify(byte));
+    assert.deepEqual(byte.acronyms, ['"bom"']);
+    // Only a question's words get code terms.
+    assert.ok(!fullTextTerms(['byte'], new Set(['byte']), false, acronyms)[0].terms.includes('"bom"'));
+  });
+
+  test('a question finds the declaration named by the initials of its words', async () => {
+    // `orderMarks` holds two of the question's words in its name; `needsBom` holds three as their initials.
+    const project = fixture({
+      'src/executor.ts': [
+        'export function needsBom(shell: string) {',
+        "  return shell === 'powershell'",
+        '}',
+        '',
+        'export function scriptStart(shell: string) {',
+        '  return `${shell} script`',
+        '}',
+        '',
+      ].join('\n'),
+      'src/marks.ts': ['export function orderMarks(marks: string[]) {', '  return marks.sort()', '}', ''].join('\n'),
+      'src/other.ts': 'export function page(size: number) {\n  return size\n}\n',
+      'src/more.ts': 'export function unrelated(a: number) {\n  return a + 1\n}\n',
+    });
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
+    await engine.sync();
+    const result = await engine.search('which shells need a byte order mark at the start of the script?');
+    assert.equal(result.results[0]?.symbol, 'needsBom', JSON.stringify(result.results.map((item) => item.symbol ?? item.path)));
     await engine.close();
   });
 });

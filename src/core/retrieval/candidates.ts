@@ -1,6 +1,6 @@
 import { bm25Idf, type FileRow, type IndexStore, type SnippetRow } from '../store';
 import { splitIdentifier } from '../tokens';
-import { codeTermDiscount, codeTermsFor } from './codeTerms';
+import { acronymsOf, codeTermDiscount, codeTermsFor } from './codeTerms';
 import { searchWords, stemTerms, stemWord, stopwords, type TaskDescriptor } from './descriptor';
 import type { LiveFile } from '../liveFile';
 
@@ -126,19 +126,33 @@ export interface WordTerms {
   terms: string[];
   /** Terms among `terms` that are code terms for the word (`codeTermsFor`), weighed below it. */
   related?: string[];
+  /** Terms among `related` that are acronyms of a run of the request's words (`acronymsOf`): each stands for the whole run. */
+  acronyms?: string[];
 }
 
 /**
  * Terms per word: prose words also get the words of the same stem (`parsed` → `parse`, `parser`);
  * identifiers and literals stay exact. With `codeTerms` (a question's words), a prose word also
- * gets the code terms it stands for (`codeTermsFor`), listed in `related`.
+ * gets the code terms it stands for (`codeTermsFor`) and the acronyms of the runs of words it is
+ * part of (`acronyms`, from `acronymsOf`), listed in `related`.
  */
-export function fullTextTerms(words: string[], prose: ReadonlySet<string> = new Set(), codeTerms = false): WordTerms[] {
+export function fullTextTerms(
+  words: string[],
+  prose: ReadonlySet<string> = new Set(),
+  codeTerms = false,
+  acronyms: ReadonlyMap<string, string[]> = new Map(),
+): WordTerms[] {
   return words.map((word) => {
     const terms = [ftsQuote(word), ...(prose.has(word) ? stemTerms(word).map(ftsQuote) : [])];
-    const related = codeTerms && prose.has(word) ? codeTermsFor(word).filter((term) => !words.includes(term)) : [];
+    const related =
+      codeTerms && prose.has(word)
+        ? [...new Set([...codeTermsFor(word), ...(acronyms.get(word) ?? [])])].filter((term) => !words.includes(term))
+        : [];
     if (related.length === 0) return { word, terms };
-    return { word, terms: [...new Set([...terms, ...related.map(ftsQuote)])], related: related.map(ftsQuote) };
+    const quoted = related.map(ftsQuote);
+    const initials = (acronyms.get(word) ?? []).filter((term) => related.includes(term)).map(ftsQuote);
+    const group: WordTerms = { word, terms: [...new Set([...terms, ...quoted])], related: quoted };
+    return initials.length > 0 ? { ...group, acronyms: initials } : group;
   });
 }
 
@@ -314,7 +328,8 @@ export async function collectCandidates(
   // A question is answered by a whole function, which bm25's usual length discount ranks below a short type or a one-line helper.
   const lengthNormalization = descriptor.natural && !descriptor.long ? questionLengthNormalization : undefined;
   const questionTerms = descriptor.natural && !descriptor.long;
-  const relevance = new RequestRelevance(store, fullTextTerms(words, prose, questionTerms), lengthNormalization);
+  const acronyms = questionTerms ? acronymsOf(descriptor.text, words) : undefined;
+  const relevance = new RequestRelevance(store, fullTextTerms(words, prose, questionTerms, acronyms), lengthNormalization);
   // Full text costs the most, so a pure lookup (paths, symbols, phrases, errors, with no prose
   // words) runs it only when the exact lookups found nothing. A request with prose words runs it
   // once, after the lookups, scoring the chunks they found too: that score orders them within
@@ -508,16 +523,14 @@ export async function collectCandidates(
     const question = descriptor.natural && !descriptor.long;
     for (const row of rows) {
       const coverage = nameCoverage(row, concepts);
-      const shape = demoteShapes && row.kind !== null && shapeKinds.has(row.kind) ? shapeWeight : 1;
+      const shape = demoteShapes && row.kind !== null ? kindWeight(row.kind) : 1;
       const described = (descriptions?.described.get(row.rowid) ?? 0) * (row.kind === 'class' ? classDescriptionWeight : descriptionWeight);
       const relative = relevance.relative(row.rowid);
       const inCode = descriptions?.code.get(row.rowid);
       // A declaration whose name holds none of the question's words has its text as its only evidence: the share its code
       // holds tells the code that does it from a doc comment or a stray line that mentions the words (see `codeShareWeight`).
-      const evidence =
-        coverage.own === 0 && inCode !== undefined && bestCode > 0
-          ? (1 - codeShareWeight) * relative + codeShareWeight * (inCode / bestCode)
-          : relative;
+      const codeShare = coverage.own === 0 ? codeShareWeight : namedCodeShareWeight;
+      const evidence = inCode !== undefined && bestCode > 0 ? (1 - codeShare) * relative + codeShare * (inCode / bestCode) : relative;
       const blended = shape * (0.65 * evidence + 0.35 * Math.min(1, coverage.own + coverage.parent / 2 + described));
       if (coverage.own > 0) add(row, 'symbol-text', row.name as string, 20 + symbolTextCeiling(coverage.own, question) * blended);
       else add(row, 'full-text', matchedWords, 20 + 40 * blended);
@@ -553,6 +566,17 @@ export function symbolTextCeiling(nameShare: number, question: boolean): number 
  * body out of the code as well gained one Hono question at @8 and lost one jsoup question at @1.
  */
 const codeShareWeight = 0.3;
+
+/**
+ * The same share for a declaration whose name holds some of the question's words, smaller: the
+ * name is evidence of its own, and the code share only tells apart declarations whose names and
+ * bm25 are close (just's `Search.global_justfile_paths`, whose code lists the home and config
+ * directories, over a README section about them). Measured on the tune questions
+ * with the acronyms and `containerWeight` (0 before): 0.1 / 0.15 / 0.2 / 0.3 gave just recall@1
+ * 0.43 → 0.48 at each; Hono recall@8 0.72 → 0.72 / 0.76 / 0.76 / 0.76; jsoup MRR 0.45 → 0.45 /
+ * 0.45 / 0.44 / 0.45; CPython recall@1 0.61 but 0.56 at 0.3.
+ */
+const namedCodeShareWeight = 0.15;
 
 /**
  * What a declaration's describing text (`describingText`) adds to its name coverage, per share of
@@ -678,6 +702,26 @@ export function codeText(row: Pick<SnippetRow, 'startLine' | 'endLine' | 'symbol
 const shapeKinds = new Set(['interface', 'type']);
 const shapeWords = /^(?:types?|typed|typings?|interfaces?|options?|shapes?|schemas?|generics?)$/;
 const shapeWeight = 0.85;
+
+/**
+ * Declarations that hold others (a class, struct, enum, trait, impl block, module): a question asks
+ * how something behaves, and the method that does it is the answer, while the container's chunk
+ * (its head, or a part of a long body) holds the same words spread over all its members
+ * (`BaseHTTPRequestHandler` over its `parse_request`, `Dependency` over the resolver). Unless the
+ * question is about types or options, their relevance is scaled down. Measured on the tune
+ * questions with the acronyms (`acronymsOf`), weights 0.9 / 0.8 / 0.7 / 0.6: recall@1 unchanged on
+ * all four sets; just recall@8 0.67 at 0.9, 0.71 from 0.8 on; MRR CPython 0.75 → 0.76 / 0.76 /
+ * 0.77 / 0.78, just 0.50 → 0.50 / 0.51 / 0.52 / 0.52; tokens per found answer down (jsoup natural
+ * 2,067 → 1,775 at 0.7, CPython 873 → 845).
+ */
+const containerKinds = new Set(['class', 'struct', 'enum', 'trait', 'impl', 'namespace', 'module']);
+const containerWeight = 0.7;
+
+/** The weight of a question's full-text relevance for a declaration of `kind` (see `shapeWeight`, `containerWeight`). */
+function kindWeight(kind: string): number {
+  if (shapeKinds.has(kind)) return shapeWeight;
+  return containerKinds.has(kind) ? containerWeight : 1;
+}
 
 /** Reads a project file's live text (once per retrieval); see `LiveFiles`. */
 export interface LiveReader {
@@ -955,6 +999,8 @@ export interface TermStatistics {
   termWords: Map<string, number[]>;
   /** Code terms of a question's words (`WordTerms.related`): their idf is discounted. */
   related?: ReadonlySet<string>;
+  /** Acronyms among `related` (`WordTerms.acronyms`). */
+  acronyms?: ReadonlySet<string>;
   /** Per concept, the stems of its code terms: a name holding one holds the concept. */
   aliases?: ReadonlyMap<string, string[]>;
 }
@@ -990,6 +1036,7 @@ export function termStatistics(store: IndexStore, wordTerms: WordTerms[]): TermS
   const documents = cache.documents;
   const termDocuments = new Map<string, number[]>();
   const related = new Set<string>();
+  const acronyms = new Set<string>();
   const frequencies = groups.map((group) => {
     let most = 0;
     for (const term of group.terms) {
@@ -997,8 +1044,10 @@ export function termStatistics(store: IndexStore, wordTerms: WordTerms[]): TermS
       if (!perColumn) continue;
       termDocuments.set(term, perColumn);
       // A code term is evidence of the word, not a measure of how common the word is.
-      if (group.related?.includes(term)) related.add(term);
-      else most = Math.max(most, ...perColumn);
+      if (group.related?.includes(term)) {
+        related.add(term);
+        if (group.acronyms?.includes(term)) acronyms.add(term);
+      } else most = Math.max(most, ...perColumn);
     }
     return most;
   });
@@ -1014,7 +1063,7 @@ export function termStatistics(store: IndexStore, wordTerms: WordTerms[]): TermS
   wordTerms.forEach((group, index) => {
     for (const term of group.terms) termWords.set(term, [...(termWords.get(term) ?? []), index]);
   });
-  return { documents, termDocuments, weights, terms: [...termWords.keys()], termWords, related, aliases };
+  return { documents, termDocuments, weights, terms: [...termWords.keys()], termWords, related, acronyms, aliases };
 }
 
 /** The full-text columns, in the order of the `search_index` table. */
@@ -1172,7 +1221,9 @@ export function rankedQuery(
   // holding three forms of one word does not outscore one holding three of the request's words.
   const groups = phrases.map((phrase, index) => statistics.termWords.get(phrase.term)?.[0] ?? statistics.termWords.size + index);
   const grouped = new Set(groups).size < new Set(phrases.map((phrase) => phrase.term)).size;
-  const discount = phrases.map((phrase) => (statistics.related?.has(phrase.term) ? codeTermDiscount : 1));
+  // An acronym stands for its whole run of words (`bom` for `byte order mark`): its idf counts once per word of the run.
+  const runWeight = (term: string) => (statistics.acronyms?.has(term) ? (statistics.termWords.get(term)?.length ?? 1) : 1);
+  const discount = phrases.map((phrase) => (statistics.related?.has(phrase.term) ? codeTermDiscount * runWeight(phrase.term) : 1));
   const idf = documentsOf.map((documents, at) =>
     usable[at] && documents > 0 ? bm25Idf(statistics.documents, documents) * discount[Math.floor(at / columns)] : 0,
   );

@@ -92,3 +92,36 @@ export function codeTermsFor(word: string): string[] {
   const terms = [...(abbreviationsByStem.get(stem) ?? []), ...(verbsByStem.get(stem) ?? [])];
   return [...new Set(terms)].filter((term) => term !== word && stemWord(term) !== stem);
 }
+
+/** The run lengths of a question's adjacent words whose initials may name them in code (`server-sent event` → `sse`). */
+const acronymRuns = [3, 4];
+
+/**
+ * The acronyms a question's adjacent content words may go by in code: the initials of each run of
+ * three or four of `words` that follow one another in `text` with only spaces or hyphens between
+ * (`byte order mark` → `bom`, `server-sent event` → `sse`), listed for every word of the run. A
+ * declaration that names the acronym (`needs_bom`, `SSEStreamingApi`) names all of those words.
+ */
+export function acronymsOf(text: string, words: readonly string[]): Map<string, string[]> {
+  const wanted = new Set(words);
+  const acronyms = new Map<string, string[]>();
+  // Punctuation other than a hyphen ends a run; so does any word that is not a search word (a stopword, a question word).
+  for (const segment of text.toLowerCase().split(/[^\p{L}\p{N}\s-]+/u)) {
+    let run: string[] = [];
+    const flush = () => {
+      for (const length of acronymRuns)
+        for (let start = 0; start + length <= run.length; start++) {
+          const part = run.slice(start, start + length);
+          const acronym = part.map((word) => word[0]).join('');
+          for (const word of part) if (!acronyms.get(word)?.includes(acronym)) acronyms.set(word, [...(acronyms.get(word) ?? []), acronym]);
+        }
+      run = [];
+    };
+    for (const token of segment.split(/[\s-]+/u)) {
+      if (/^\p{L}+$/u.test(token) && wanted.has(token)) run.push(token);
+      else flush();
+    }
+    flush();
+  }
+  return acronyms;
+}
