@@ -5,7 +5,7 @@
  * messages and of the full-text rows are freed (into the malloc heap) only when the objects that
  * own them are collected. `pk index` of microsoft/vscode-copilot-chat (4,206 files), two passes
  * each: 410 / 357 MB by default, 365 / 350 at 4, 333 / 338 at 2, 317 / 321 at 1, for 35.4 / 35.9
- * against 38.0 / 38.0 user CPU-s at 1 (docs/measurements.md). V8 sizes the young generation when
+ * against 38.0 / 38.0 CPU-s (user + system) at 1 (docs/measurements.md). V8 sizes the young generation when
  * the heap is set up, so the flag has to be on the command line of the process.
  */
 export const indexSemiSpaceMb = 1;
