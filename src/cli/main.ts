@@ -13,6 +13,7 @@ import { parseArgs, positiveInteger, UsageError } from './args';
 import { limitHeapGrowth } from './heapGrowth';
 export { limitHeapGrowth } from './heapGrowth';
 export { arenaRelaunchEnvironment } from './mallocArenas';
+export { indexRelaunch } from './indexRelaunch';
 import { serveMcp } from './mcp';
 import { runNavigation } from './navigation';
 import { rankingFlag, runCuration } from './curation';

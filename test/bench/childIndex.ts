@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { arenaRelaunchEnvironment } from '../../src/cli/mallocArenas';
+import { youngGenerationFlags } from '../../src/cli/youngGeneration';
 import { ProjectEngine } from '../../src/core/engine';
 import type { MergeFigures } from '../../src/core/sync';
 import type { ChunkParser } from '../../src/core/parsing/chunkParser';
@@ -234,9 +235,12 @@ export async function runIndexChild(argv: string[], makeParsers: () => Promise<C
 
 function runChild(script: string, args: string[]): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    // The child indexes in the environment `pk index` gives itself (one malloc arena on Linux).
+    // The child indexes in the process `pk index` gives itself (one malloc arena on Linux, the engine thread's young generation).
     const env = arenaRelaunchEnvironment(['index']) ?? process.env;
-    const child = spawn(process.execPath, [script, '--index-child', ...args], { stdio: ['ignore', 'pipe', 'inherit'], env });
+    const child = spawn(process.execPath, [...youngGenerationFlags(), script, '--index-child', ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env,
+    });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     child.on('error', reject);
