@@ -384,4 +384,39 @@ describe('file-level localization (issue 14)', () => {
     assert.equal(refused.status, 2);
     assert.equal(refused.stderr.split('\n')[0], 'pk: --files applies to search only');
   });
+
+  test('a stopword of the subject that names a file whole is looked for, and the file ranks first', async () => {
+    const project = fixture({
+      'app/console.py':
+        'def console_print(console, text):\n    # write text to the console\n    console.write(text)\n    console.flush()\n',
+      'app/live.py':
+        'class Live:\n    """A live display: redraws while live, stops when not live."""\n    def start(self, console):\n        self.live = True\n',
+      'app/markup.py': 'def render_markup(text):\n    # markup to console text\n    return text\n',
+    });
+    created.push(project);
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
+    await engine.sync();
+    const files = (await engine.search('Fix markup in console live', { granularity: 'files' })).files ?? [];
+    assert.equal(files[0]?.path, 'app/live.py', JSON.stringify(files.map((file) => [file.path, file.score])));
+    assert.ok(
+      files[0].evidence.some((evidence) => /live/i.test(`${evidence.symbol ?? ''} ${evidence.matched}`)),
+      JSON.stringify(files[0].evidence),
+    );
+    await engine.close();
+  });
+
+  test('a report ranks the code above an example and a script that hold more of its words', async () => {
+    const words = 'def redact(finding):\n    # redact the secret of a finding in the report\n    return finding\n';
+    const project = fixture({
+      'report/redact.py': words,
+      'examples/redact_report.py': `${words}\n# redact report finding secret example\n`,
+      'testdata/redact_report.py': `${words}\n# redact report finding secret sample\n`,
+    });
+    created.push(project);
+    const engine = await openEngine(project.root, { parsers: structuralParsers() });
+    await engine.sync();
+    const files = (await engine.search('Fix redact of a secret finding in the report', { granularity: 'files' })).files ?? [];
+    assert.equal(files[0]?.path, 'report/redact.py', JSON.stringify(files.map((file) => [file.path, file.score])));
+    await engine.close();
+  });
 });

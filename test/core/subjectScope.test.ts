@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { pathInScope, sentenceInitialWords, subjectFileNames, subjectNamesFile, subjectScope } from '../../src/core/retrieval/subjectScope';
+import {
+  auxiliaryOutsideSubject,
+  fileNamedStopwords,
+  pathInScope,
+  sentenceInitialWords,
+  subjectFileNames,
+  subjectNamesFile,
+  subjectScope,
+} from '../../src/core/retrieval/subjectScope';
 
 describe('the component a subject line names (subjectScope)', () => {
   test('conventional-commit scopes, bare component prefixes and bracketed tags', () => {
@@ -56,5 +64,34 @@ describe('the component a subject line names (subjectScope)', () => {
     assert.ok(!named('Fix main loop on init', 'src/pipx/__init__.py'));
     assert.ok(!named('fix io error', 'src/io.rs'));
     assert.ok(!named('', 'src/foo_bar.py'));
+  });
+
+  test("a subject's stopwords count as words only where they name a file", () => {
+    const stems = new Set(['live', 'console', 'show_themes']);
+    const namesFile = (word: string) => stems.has(word);
+    assert.deepEqual(fileNamedStopwords('fix markup in console live', ['fix', 'markup', 'console'], namesFile), ['live']);
+    // A stopword without a file of its stem, one already a keyword, or one under three letters stays out.
+    assert.deepEqual(fileNamedStopwords('Fix show themes output', ['fix', 'themes', 'output'], namesFile), []);
+    assert.deepEqual(fileNamedStopwords('live: fix resize', ['live', 'fix', 'resize'], namesFile), []);
+    assert.deepEqual(
+      fileNamedStopwords('fix it', ['fix'], () => true),
+      [],
+    );
+  });
+
+  test('files in docs, examples and fixture folders are auxiliary unless the subject names the folder', () => {
+    const auxiliary = (subject: string, path: string) => auxiliaryOutsideSubject(subjectFileNames(subject), path);
+    assert.ok(auxiliary('Fix redaction of report output', 'testdata/expected/report/sarif_simple.sarif'));
+    assert.ok(auxiliary('Fix hunk header in merge conflicts', 'etc/examples/822-hunk-header.diff'));
+    assert.ok(auxiliary('fix markup in console live', 'docs/source/markup.rst'));
+    // The subject names the folder (singular or plural): its files are what it is about.
+    assert.ok(!auxiliary('Fix the example of a progress bar', 'examples/downloader.py'));
+    assert.ok(!auxiliary('docs: fix the install page', 'docs/install.md'));
+    // Source folders, and folder names only as a part of a segment, are not auxiliary.
+    assert.ok(!auxiliary('Fix redaction of report output', 'report/sarif.go'));
+    assert.ok(!auxiliary('Fix tool lookup', 'src/toolsets/lookup.ts'));
+    // Scripts and tools are code some projects fix (pipx's `scripts/release.py`).
+    assert.ok(!auxiliary('Fix release push auth', 'scripts/release.py'));
+    assert.ok(!auxiliary('Fix docstring parsing', 'rich/docstring.py'));
   });
 });

@@ -45,8 +45,14 @@ export interface TaskDescriptor {
   /** The literal parts of error messages, with quoted values, numbers and paths cut out. */
   errorFragments: string[];
   technologies: string[];
-  /** Lower-case content words (stopwords dropped). */
+  /** Lower-case content words (stopwords dropped, except `fileNamedWords`). */
   keywords: string[];
+  /**
+   * Stopwords of the request's first line that name an indexed file whole (`live` and
+   * `rich/live.py`): the retrieval adds them (`fileNamedStopwords`), since there they name a
+   * component; the full-text search then looks for them like any keyword.
+   */
+  fileNamedWords?: string[];
   /** The request reads as a sentence or question rather than a lookup. */
   natural: boolean;
   /** A pasted issue, log or stack trace (long or many lines): no relevance cut, rarity-weighted words, more symbols. */
@@ -497,8 +503,9 @@ export function describeTask(input: string, attachedPaths: string[] = []): TaskD
  */
 export function searchWords(descriptor: TaskDescriptor, limit = 32): string[] {
   const words: string[] = [];
+  const kept = descriptor.fileNamedWords;
   const add = (word: string) => {
-    if (word.length >= 2 && !stopwords.has(word)) words.push(word);
+    if (word.length >= 2 && (!stopwords.has(word) || kept?.includes(word))) words.push(word);
   };
   for (const identifier of descriptor.identifiers) {
     add(identifier.toLowerCase());

@@ -5,7 +5,7 @@
  * folders, modules and file types, so the files whose path holds the scope's words are where such
  * a report is usually fixed.
  */
-import { splitIdentifier } from '../words';
+import { splitIdentifier, stopwords } from '../words';
 
 /** Change types of conventional commits and words of a title that name no component. */
 const notComponents = new Set(
@@ -122,4 +122,38 @@ export function subjectNamesFile(subject: SubjectNames, path: string): boolean {
     if (stem.every((word, offset) => subject.words[start + offset] === word)) return true;
   }
   return false;
+}
+
+/**
+ * Stopwords of a report's subject line that name a file whole: `live` of "fix markup in console
+ * live" and `rich/live.py`. The stopword list is written for questions ("where does X live"), but
+ * in a fix's subject such a word is the component it changes, and dropping it left the file
+ * without a candidate (tune split: `rich/live.py` unranked, second with the word). `namesFile`
+ * tells whether the index holds a file of that stem; words under three letters never count.
+ */
+export function fileNamedStopwords(subject: string, keywords: readonly string[], namesFile: (word: string) => boolean): string[] {
+  const found: string[] = [];
+  for (const word of new Set(subject.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [])) {
+    if (word.length < 3 || !stopwords.has(word) || keywords.includes(word)) continue;
+    if (namesFile(word)) found.push(word);
+  }
+  return found;
+}
+
+/**
+ * Folders of documents, examples, sample data and vendored or fixture files: a fix report is
+ * fixed in the project's own code, so for a report their files keep `auxiliaryFileWeight` of
+ * their score unless the subject names the folder ("docs: ...", "fix the examples"). Matched as
+ * a whole folder name anywhere in the path. `scripts` and `tools` are not among them: pipx's
+ * release fixes change `scripts/release.py` (measured with them: two pipx reports lower, three
+ * Gitleaks reports higher).
+ */
+const auxiliaryFolder = /(?:^|\/)(docs?|examples?|etc|fixtures|testdata|vendor|benches|benchmarks?)\//i;
+
+/** Whether `path` lies in an auxiliary folder (`auxiliaryFolder`) that the subject (`subjectFileNames`) does not name. */
+export function auxiliaryOutsideSubject(subject: SubjectNames, path: string): boolean {
+  const match = auxiliaryFolder.exec(path);
+  if (!match) return false;
+  const folder = match[1].toLowerCase();
+  return !subject.words.some((word) => word === folder || `${word}s` === folder || `${word}es` === folder || `${folder}s` === word);
 }

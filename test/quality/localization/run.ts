@@ -67,6 +67,9 @@ export interface InstanceOutcome {
   answerIndexed: boolean;
   syncMs: number;
   searchMs: number;
+  /** pk's and BM25's first 20 files, for reading the misses in `--localization-json`. */
+  pkTop: string[];
+  bm25Top: string[];
 }
 
 export interface LocalizationFigures {
@@ -217,6 +220,8 @@ async function runRepository(
         answerIndexed: instance.answer.some((file) => indexed.has(file)),
         syncMs,
         searchMs,
+        pkTop: pkFiles.slice(0, 20),
+        bm25Top: bm25Files.slice(0, 20),
       };
       outcomes.push(outcome);
       if (verbose) {
