@@ -1,7 +1,7 @@
 import { bm25Idf, type FileRow, type IndexStore, type SnippetRow } from '../store';
 import { splitIdentifier } from '../tokens';
 import { acronymsOf, codeTermDiscount, codeTermsFor } from './codeTerms';
-import { searchWords, stemTerms, stemWord, stopwords, type TaskDescriptor } from './descriptor';
+import { reportsDefect, searchWords, stemTerms, stemWord, stopwords, type TaskDescriptor } from './descriptor';
 import type { LiveFile } from '../liveFile';
 
 /** Why a candidate was proposed; the manifest shows these codes. */
@@ -511,6 +511,8 @@ export async function collectCandidates(
     const weights = relevance.statistics?.weights ?? new Map<string, number>();
     const rows = store.chunks.snippetsByRowid(relevance.hits.map((hit) => hit.rowid));
     const demoteShapes = descriptor.natural && !descriptor.keywords.some((word) => shapeWords.test(word));
+    // A defect report's answer is the place to change, which may be the class itself.
+    const demoteContainers = demoteShapes && !reportsDefect(descriptor);
     const aliases = relevance.statistics?.aliases;
     const concepts = conceptList(weights, aliases);
     // A question's words are often those of the doc comment that says what the code does (see `describedShares`).
@@ -523,7 +525,7 @@ export async function collectCandidates(
     const question = descriptor.natural && !descriptor.long;
     for (const row of rows) {
       const coverage = nameCoverage(row, concepts);
-      const shape = demoteShapes && row.kind !== null ? kindWeight(row.kind) : 1;
+      const shape = demoteShapes && row.kind !== null ? kindWeight(row.kind, demoteContainers) : 1;
       const described = (descriptions?.described.get(row.rowid) ?? 0) * (row.kind === 'class' ? classDescriptionWeight : descriptionWeight);
       const relative = relevance.relative(row.rowid);
       const inCode = descriptions?.code.get(row.rowid);
@@ -717,10 +719,14 @@ const shapeWeight = 0.85;
 const containerKinds = new Set(['class', 'struct', 'enum', 'trait', 'impl', 'namespace', 'module']);
 const containerWeight = 0.7;
 
-/** The weight of a question's full-text relevance for a declaration of `kind` (see `shapeWeight`, `containerWeight`). */
-function kindWeight(kind: string): number {
+/**
+ * The weight of a question's full-text relevance for a declaration of `kind` (see `shapeWeight`,
+ * `containerWeight`); `containers` is false for a sentence that reports a defect (`reportsDefect`),
+ * whose answer is where to change it, a class as much as a method.
+ */
+function kindWeight(kind: string, containers: boolean): number {
   if (shapeKinds.has(kind)) return shapeWeight;
-  return containerKinds.has(kind) ? containerWeight : 1;
+  return containers && containerKinds.has(kind) ? containerWeight : 1;
 }
 
 /** Reads a project file's live text (once per retrieval); see `LiveFiles`. */

@@ -281,6 +281,28 @@ function messageShape(rest: string, rawTokens: string[], firstWord: string): str
   return plain.length >= 2 ? line : undefined;
 }
 
+/** First words of a question: it asks how something works, and a passage answers it. */
+const questionStart = /^(?:how|what|where|which|when|why|who|whose|does|do|did|is|are|was|can|could|should|would|will)\b/i;
+
+/** Words of a defect report: what is broken, or that it was fixed. */
+const defectWords =
+  /\b(?:fix|fixes|fixed|fixing|bug|bugs|crash|crashes|crashed|panic|panics|regression|broken|breaks|wrong|incorrect|errors?|fails?|failed|failing|failure|issues?|exception)\b/i;
+
+/** Whether a line reads as a question: a question word first, or a question mark last. */
+export function readsAsQuestion(line: string): boolean {
+  return questionStart.test(line.trim()) || /\?\s*$/.test(line);
+}
+
+/**
+ * Whether a short request is a sentence that reports a defect and is not a question ("Fix markup
+ * in console live", a fix's subject): its answer is the place to change, not a passage that
+ * explains how something works.
+ */
+export function reportsDefect(descriptor: TaskDescriptor): boolean {
+  const text = descriptor.text.trim();
+  return descriptor.natural && defectWords.test(text) && !readsAsQuestion(text);
+}
+
 /** Builds a task descriptor from a chat prompt, tool input or search box text. */
 export function describeTask(input: string, attachedPaths: string[] = []): TaskDescriptor {
   const text = input.trim();

@@ -13,7 +13,7 @@ import {
   type Candidate,
   type CandidateReason,
 } from './candidates';
-import { describeTask, searchWords, type TaskDescriptor } from './descriptor';
+import { describeTask, readsAsQuestion, reportsDefect, searchWords, type TaskDescriptor } from './descriptor';
 import { fuseRankings, fusionCeiling, vectorQueryText } from './hybrid';
 import { vectorPool } from './vectors';
 import { rankFiles, reportEvidenceCeiling, type RankedFile } from './fileRanking';
@@ -174,7 +174,7 @@ function fileStems(store: IndexStore): Set<string> {
 function withFileNamedStopwords(context: SyncContext, descriptor: TaskDescriptor): TaskDescriptor {
   if (!descriptor.natural && !descriptor.long) return descriptor;
   const subject = subjectLine(descriptor);
-  if (!descriptor.long && (questionStart.test(subject.trim()) || /\?\s*$/.test(subject))) return descriptor;
+  if (!descriptor.long && readsAsQuestion(subject)) return descriptor;
   const stems = fileStems(context.store);
   const namesFile = (word: string) => stems.has(word);
   const added = fileNamedStopwords(subject, descriptor.keywords, namesFile);
@@ -418,13 +418,6 @@ export async function retrieve(
   }
 }
 
-/** First words of a question: it asks how something works, and a passage answers it. */
-const questionStart = /^(?:how|what|where|which|when|why|who|whose|does|do|did|is|are|was|can|could|should|would|will)\b/i;
-
-/** Words of a defect report: what is broken, or that it was fixed. */
-const defectWords =
-  /\b(?:fix|fixes|fixed|fixing|bug|bugs|crash|crashes|crashed|panic|panics|regression|broken|breaks|wrong|incorrect|errors?|fails?|failed|failing|failure|issues?|exception)\b/i;
-
 /**
  * A pasted text, or a sentence that reports a defect and is not a question: an issue, a fix's
  * message. Its answer is where to change it, a file, so its snippets follow the file ranking
@@ -434,9 +427,7 @@ const defectWords =
  */
 function reportShaped(descriptor: TaskDescriptor, candidates: readonly Candidate[]): boolean {
   if (wholePhraseAnswered(candidates)) return false;
-  if (descriptor.long) return true;
-  const text = descriptor.text.trim();
-  return descriptor.natural && defectWords.test(text) && !questionStart.test(text) && !/\?\s*$/.test(text);
+  return descriptor.long || reportsDefect(descriptor);
 }
 
 /** The file ranking's first files whose best snippet a report's answer keeps, whatever the relevance cut said. */
