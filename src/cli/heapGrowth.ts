@@ -1,4 +1,5 @@
 import * as v8 from 'node:v8';
+import { namesNodeFlag } from './nodeFlags';
 
 /**
  * How far V8 lets the heap grow past what survived the last full collection before it collects
@@ -15,8 +16,7 @@ const flag = `--heap-growing-percent=${heapGrowingPercent}`;
  * index: V8 reads the flag whenever it sizes the next heap limit.
  */
 export function limitHeapGrowth(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
-  const named = [...execArgv, ...nodeOptions.split(/\s+/)].some((argument) => /^--heap[-_]growing[-_]percent\b/.test(argument));
-  if (named) return false;
+  if (namesNodeFlag(/^--heap[-_]growing[-_]percent\b/, execArgv, nodeOptions)) return false;
   v8.setFlagsFromString(flag);
   return true;
 }

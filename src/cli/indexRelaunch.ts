@@ -1,4 +1,4 @@
-import { arenaRelaunchEnvironment } from './mallocArenas';
+import { arenaEnvironment } from './mallocArenas';
 import { youngGenerationFlags } from './youngGeneration';
 
 /** The command that indexes at length, worth a second process start (tens of milliseconds). */
@@ -24,7 +24,7 @@ export function indexRelaunch(
   execArgv: readonly string[] = process.execArgv,
 ): Relaunch | undefined {
   if (!relaunchedCommands.has(argv[0] ?? '')) return undefined;
-  const arenas = arenaRelaunchEnvironment(argv, env, platform);
+  const arenas = arenaEnvironment(env, platform);
   const flags = youngGenerationFlags(execArgv, env.NODE_OPTIONS ?? '');
   if (!arenas && flags.length === 0) return undefined;
   return { env: arenas ?? { ...env }, execArgv: [...execArgv, ...flags] };

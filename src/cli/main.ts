@@ -12,7 +12,6 @@ import { createStructuralParsers } from '../core/parsing/structuralParsers';
 import { parseArgs, positiveInteger, UsageError } from './args';
 import { limitHeapGrowth } from './heapGrowth';
 export { limitHeapGrowth } from './heapGrowth';
-export { arenaRelaunchEnvironment } from './mallocArenas';
 export { indexRelaunch } from './indexRelaunch';
 import { serveMcp } from './mcp';
 import { runNavigation } from './navigation';

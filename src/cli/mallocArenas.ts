@@ -9,20 +9,15 @@
  */
 export const mallocArenaMax = '1';
 
-/** The command that indexes at length, worth a second process start (tens of milliseconds). */
-const relaunchedCommands = new Set(['index']);
-
 /**
- * The environment to run `argv` (pk's arguments, without node and the script) in again, or
- * undefined to run it here: off outside Linux, when `MALLOC_ARENA_MAX` is already set (which also
- * ends the relaunch), and for the quick commands.
+ * The environment with one malloc arena to start an indexing process in, or undefined when none
+ * is needed: off outside Linux, and when `MALLOC_ARENA_MAX` is already set (which also ends the
+ * relaunch). Which commands relaunch is `indexRelaunch`'s to say.
  */
-export function arenaRelaunchEnvironment(
-  argv: readonly string[],
+export function arenaEnvironment(
   env: NodeJS.ProcessEnv = process.env,
   platform: NodeJS.Platform = process.platform,
 ): NodeJS.ProcessEnv | undefined {
   if (platform !== 'linux' || env.MALLOC_ARENA_MAX !== undefined) return undefined;
-  if (!relaunchedCommands.has(argv[0] ?? '')) return undefined;
   return { ...env, MALLOC_ARENA_MAX: mallocArenaMax };
 }

@@ -1,3 +1,5 @@
+import { namesNodeFlag } from './nodeFlags';
+
 /**
  * The engine thread's young generation while `pk index` runs, as V8's semi-space size in MB. V8's
  * default on a 64-bit machine grows each of the two semi-spaces to 16 MB, and what the nursery
@@ -12,15 +14,10 @@ export const indexSemiSpaceMb = 1;
 
 const flag = `--max-semi-space-size=${indexSemiSpaceMb}`;
 
-/** Whether the command line or `NODE_OPTIONS` already names a semi-space size (a user's choice is kept). */
-export function namesSemiSpace(execArgv: readonly string[], nodeOptions = ''): boolean {
-  return [...execArgv, ...nodeOptions.split(/\s+/)].some((argument) => /^--(max|min)[-_]semi[-_]space[-_]size\b/.test(argument));
-}
-
-/** The node flags that give an indexing process the young generation above, unless one is named already. */
+/** The node flags that give an indexing process the young generation above, unless the command line or `NODE_OPTIONS` names a semi-space size (a user's choice is kept). */
 export function youngGenerationFlags(
   execArgv: readonly string[] = process.execArgv,
   nodeOptions = process.env.NODE_OPTIONS ?? '',
 ): string[] {
-  return namesSemiSpace(execArgv, nodeOptions) ? [] : [flag];
+  return namesNodeFlag(/^--(max|min)[-_]semi[-_]space[-_]size\b/, execArgv, nodeOptions) ? [] : [flag];
 }

@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { arenaRelaunchEnvironment } from '../../src/cli/mallocArenas';
+import { arenaEnvironment } from '../../src/cli/mallocArenas';
 import { youngGenerationFlags } from '../../src/cli/youngGeneration';
 import { ProjectEngine } from '../../src/core/engine';
 import type { MergeFigures } from '../../src/core/sync';
@@ -236,7 +236,7 @@ export async function runIndexChild(argv: string[], makeParsers: () => Promise<C
 function runChild(script: string, args: string[]): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     // The child indexes in the process `pk index` gives itself (one malloc arena on Linux, the engine thread's young generation).
-    const env = arenaRelaunchEnvironment(['index']) ?? process.env;
+    const env = arenaEnvironment() ?? process.env;
     const child = spawn(process.execPath, [...youngGenerationFlags(), script, '--index-child', ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
       env,

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { indexRelaunch } from '../../src/cli/indexRelaunch';
-import { arenaRelaunchEnvironment, mallocArenaMax } from '../../src/cli/mallocArenas';
+import { arenaEnvironment, mallocArenaMax } from '../../src/cli/mallocArenas';
 import { indexSemiSpaceMb, youngGenerationFlags } from '../../src/cli/youngGeneration';
 import { fixtureFactory, tempFile } from './fixtures';
 
@@ -14,15 +14,12 @@ const bin = path.join(repository, 'bin', 'pk.js');
 const cli = path.join(repository, 'dist', 'cli.js');
 
 describe('pk index runs with one malloc arena', () => {
-  test('only index on Linux relaunches, and only while MALLOC_ARENA_MAX is unset', () => {
-    const relaunched = arenaRelaunchEnvironment(['index', '/work'], { PATH: '/bin' }, 'linux');
+  test('one arena only on Linux, and only while MALLOC_ARENA_MAX is unset', () => {
+    const relaunched = arenaEnvironment({ PATH: '/bin' }, 'linux');
     assert.deepEqual(relaunched, { PATH: '/bin', MALLOC_ARENA_MAX: mallocArenaMax });
-    assert.equal(arenaRelaunchEnvironment(['index'], { MALLOC_ARENA_MAX: '4' }, 'linux'), undefined);
-    assert.equal(arenaRelaunchEnvironment(['index'], {}, 'darwin'), undefined);
-    assert.equal(arenaRelaunchEnvironment(['index'], {}, 'win32'), undefined);
-    for (const command of [[], ['search', 'x'], ['get', 'a.ts#L1-L2'], ['mcp'], ['--help']]) {
-      assert.equal(arenaRelaunchEnvironment(command, {}, 'linux'), undefined, command.join(' '));
-    }
+    assert.equal(arenaEnvironment({ MALLOC_ARENA_MAX: '4' }, 'linux'), undefined);
+    assert.equal(arenaEnvironment({}, 'darwin'), undefined);
+    assert.equal(arenaEnvironment({}, 'win32'), undefined);
   });
 
   test('index relaunches until it has one arena on Linux and the young generation flag, keeping node flags and a semi-space the user named', () => {
