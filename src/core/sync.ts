@@ -7,6 +7,7 @@ import { readGitState, type GitState } from './gitState';
 import { syncHistory, type HistorySyncReport } from './history/historySync';
 import { chunkIdOf, sha256Hex, symbolIdOf } from './hashing';
 import { languageForPath } from './language';
+import { structuralLanguages } from './parsing/treeSitterParser';
 import type { AnalysisContext, FileAnalysis, FileRows } from './fileAnalysis';
 import { FileTermsBuilder } from './fileTerms';
 import { readFileBytes } from './liveFile';
@@ -27,6 +28,18 @@ const releaseThreshold = 200;
 
 /** How far past the file being written the sync reads ahead (unchanged files cost nothing to skip). */
 const maxLookahead = 256;
+
+/**
+ * A released sync's grammar with fewer files than this share of its reads is rare: its files are
+ * parsed on this thread after the workers stop (`rareGrammarFiles`), so no worker loads it.
+ */
+const rareGrammarShare = 0.02;
+
+/** At most this share of a sync's reads is left for this thread after the workers stop. */
+const rareGrammarBudget = 0.05;
+
+/** Languages parsed with another's grammar (`grammars/manifest.json`): C with C++'s. */
+const sharedGrammar: Readonly<Record<string, string>> = { c: 'cpp' };
 
 /** A file opened (and, by the pool, maybe analyzed) before its turn, or the error opening it raised. */
 type Examined = { opened: OpenedFile; analysis?: FileAnalysis } | { error: unknown };
@@ -388,6 +401,34 @@ async function mergeFullText(context: SyncContext, signal: AbortSignal | undefin
 }
 
 /**
+ * The candidates a large sync (one that releases the parse pool) leaves for this thread, to parse
+ * after the workers stop, and writes last whether or not it used workers: those of each structural grammar with fewer than `rareGrammarShare` of
+ * the files to read, smallest groups first, within `rareGrammarBudget`. Every worker keeps each
+ * grammar it loads until it stops, and a large one costs a thread tens of megabytes of compiled code
+ * and tables (C++ and C# about 30 MB each on vscode-copilot-chat, for 27 of its 4,206 files), so
+ * loading it once, here, when the workers' memory is gone, lowers the sync's peak.
+ */
+function rareGrammarFiles(paths: readonly string[], needsRead: (index: number) => boolean, toRead: number): Set<number> {
+  const byGrammar = new Map<string, number[]>();
+  for (let index = 0; index < paths.length; index++) {
+    if (!needsRead(index)) continue;
+    const language = languageForPath(paths[index]);
+    if (!structuralLanguages.has(language)) continue;
+    const grammar = sharedGrammar[language] ?? language;
+    const group = byGrammar.get(grammar);
+    if (group) group.push(index);
+    else byGrammar.set(grammar, [index]);
+  }
+  const rare = [...byGrammar.values()].filter((group) => group.length < toRead * rareGrammarShare).sort((a, b) => a.length - b.length);
+  const deferred = new Set<number>();
+  for (const group of rare) {
+    if (deferred.size + group.length > toRead * rareGrammarBudget) break;
+    for (const index of group) deferred.add(index);
+  }
+  return deferred;
+}
+
+/**
  * Full (`force`) or incremental sync of the whole project. With `persist` false the database is
  * left unwritten (the caller syncs again soon, as the extension does after edits, and that sync
  * writes it), so the changes are searchable without waiting for the write.
@@ -450,6 +491,22 @@ export async function syncProject(
   let toRead = 0;
   for (let index = 0; index < total; index++) if (needsRead(index)) toRead++;
   const analyzer = context.analyzer && toRead >= context.analyzer.minFiles ? context.analyzer : undefined;
+  const releases = analyzer !== undefined && toRead >= releaseThreshold;
+  // Files are written out of candidate order only when no bound can be reached, so the same files are
+  // kept; and whether or not workers run, so the rows (their ids too) never depend on the pool.
+  let candidateBytes = 0;
+  for (const candidate of discovery.candidates) candidateBytes += candidate.stat.size;
+  const withinBounds = total <= options.bounds.maxFiles && candidateBytes <= options.bounds.maxTotalBytes;
+  const deferred =
+    toRead >= releaseThreshold && withinBounds
+      ? rareGrammarFiles(
+          discovery.candidates.map((candidate) => candidate.path),
+          needsRead,
+          toRead,
+        )
+      : new Set<number>();
+  // Set once the workers have stopped: the deferred files are then read and analyzed here, one at a time.
+  let poolDone = false;
   // Each file read may delete its chunks and insert as many again.
   store.search.expectRows(2 * toRead * Math.max(1, store.search.documentCount() / Math.max(1, previous.size)));
   // Files read and sent to the pool before their turn; rows are still written in candidate order.
@@ -472,7 +529,7 @@ export async function syncProject(
    * before it turn out to be, so reading ahead never reads a file the bounds would leave out.
    */
   const fillAhead = (from: number) => {
-    if (!analyzer) return;
+    if (!analyzer || poolDone) return;
     let files = acceptedFiles;
     let bytes = totalBytes;
     let jobs = 0;
@@ -480,7 +537,7 @@ export async function syncProject(
       files++;
       bytes += discovery.candidates[index].stat.size;
       if (files > options.bounds.maxFiles || bytes > options.bounds.maxTotalBytes) return;
-      if (index === from) continue;
+      if (index === from || deferred.has(index)) continue;
       const reads = needsRead(index);
       if (reads && jobs >= analyzer.size * jobsPerWorker) return;
       if (!ahead.has(index)) ahead.set(index, examine(index, true));
@@ -553,14 +610,25 @@ export async function syncProject(
     await store.batch(async () => {
       for (let index = batchStart; index < batchEnd; index++) {
         signal?.throwIfAborted();
-        await indexCandidate(index);
+        if (!deferred.has(index)) await indexCandidate(index);
         if (index % 50 === 0 || index === total - 1) onProgress?.({ phase: 'indexing', done: index + 1, total });
       }
     });
   }
   // A large sync's workers stop before the full-text merge and the save, the sync's own peak of memory,
   // instead of idling through them (each holds its heap and tree-sitter memory; the next large sync starts them again).
-  if (analyzer && toRead >= releaseThreshold) analyzer.release?.();
+  if (releases) analyzer.release?.();
+  // The rare grammars' files are parsed here now that the workers' memory is gone (`rareGrammarFiles`).
+  poolDone = true;
+  const late = [...deferred].sort((a, b) => a - b);
+  for (let batchStart = 0; batchStart < late.length; batchStart += batchSize) {
+    await store.batch(async () => {
+      for (const index of late.slice(batchStart, batchStart + batchSize)) {
+        signal?.throwIfAborted();
+        await indexCandidate(index);
+      }
+    });
+  }
   if (boundHit === 'files') boundNotes.push(`Indexed the first ${options.bounds.maxFiles} files (bound maxFiles); the rest were left out.`);
   if (boundHit === 'bytes') boundNotes.push(`Stopped accepting files at ${options.bounds.maxTotalBytes} bytes (bound maxTotalBytes).`);
   let removed = 0;

@@ -163,6 +163,52 @@ describe('parse pool', () => {
     assert.deepEqual(allRows(pooled.engine.store), allRows(inline.engine.store));
   });
 
+  test('a large sync parses the files of rare grammars on the engine thread after its workers stop, with the rows of the inline path', async () => {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 300; index++) {
+      files[`app/m${index}.ts`] = `export class Model${index} {\n  value(): number {\n    return ${index};\n  }\n}\n`;
+    }
+    // Six files of two grammars (C shares C++'s), under 2 % of the files each: no worker loads either.
+    const rare = {
+      'lib/a.cpp': `namespace alpha {\nclass Alpha {\n public:\n  int value() const { return 1; }\n};\n}\n`,
+      'lib/b.hpp': `struct Bravo { int n; };\n`,
+      'lib/c.cpp': `int charlie(int x) { return x * 2; }\n`,
+      'lib/d.c': `struct delta { int n; };\n\nint delta_value(struct delta *d) { return d->n; }\n`,
+      'lib/E.cs': `namespace E {\n  public class Echo {\n    public int Value() { return 1; }\n  }\n}\n`,
+      'lib/F.cs': `public class Foxtrot { public string Name() { return "f"; } }\n`,
+    };
+    const project = fixture({ ...files, ...rare });
+    project.initGit();
+    const inline = await indexWith(project.root, false);
+    const pooled = await indexWith(project.root, { minFiles: 1, size: 2, reclaim: false });
+    const pool = pooled.engine.analyzer as ParsePool;
+    assert.equal(pooled.report.discovered, 306);
+    assert.equal(pool.analyzed, 300 - 1, 'every TypeScript file but the first went through the workers, no rare one did');
+    assert.equal(pool.running, 0);
+    assert.deepEqual(pooled.report.errors, []);
+    const rows = pooled.engine.store.catalog.files();
+    for (const rarePath of Object.keys(rare)) assert.equal(rows.get(rarePath)?.parser, 'tree-sitter', `${rarePath} has its declarations`);
+    assert.deepEqual(allRows(pooled.engine.store), allRows(inline.engine.store));
+
+    // When a bound can cut the files, they are written in candidate order and every one goes to the workers.
+    const bounded = await openEngine(project.root, {
+      ports: fixedPorts().ports,
+      parsers: structuralParsers(),
+      parsePool: { minFiles: 1, size: 2, reclaim: false },
+      options: { bounds: { maxFiles: 303 } },
+    });
+    engines.push(bounded);
+    const report = await bounded.sync();
+    assert.equal(report.reindexed, 303);
+    assert.equal((bounded.analyzer as ParsePool).analyzed, 303 - 1);
+    // The first three in git's order of paths, by bytes: upper case first.
+    assert.deepEqual([...bounded.store.catalog.files().keys()].filter((key) => key.startsWith('lib/')).sort(), [
+      'lib/E.cs',
+      'lib/F.cs',
+      'lib/a.cpp',
+    ]);
+  });
+
   test('a sync with a handful of files to read stays on the engine thread', async () => {
     const project = fixture({ 'a.ts': 'export function a() {}\n', 'b.py': 'def b():\n    pass\n' });
     const { engine } = await indexWith(project.root, {});
