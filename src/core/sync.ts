@@ -401,9 +401,10 @@ async function mergeFullText(context: SyncContext, signal: AbortSignal | undefin
 }
 
 /**
- * The candidates a large sync (one that releases the parse pool) leaves for this thread, to parse
- * after the workers stop, and writes last whether or not it used workers: those of each structural grammar with fewer than `rareGrammarShare` of
- * the files to read, smallest groups first, within `rareGrammarBudget`. Every worker keeps each
+ * The candidates a large sync (one that releases the parse pool) leaves to the end, parsed on this
+ * thread after the workers stop and written last whether or not it used workers: those of each
+ * structural grammar with fewer than `rareGrammarShare` of the files to read, smallest groups
+ * first, within `rareGrammarBudget`. Every worker keeps each
  * grammar it loads until it stops, and a large one costs a thread tens of megabytes of compiled code
  * and tables (C++ and C# about 30 MB each on vscode-copilot-chat, for 27 of its 4,206 files), so
  * loading it once, here, when the workers' memory is gone, lowers the sync's peak.
@@ -605,13 +606,16 @@ export async function syncProject(
     }
   };
   // Files are committed in batches (each file still atomic on its own, see IndexStore.batch).
+  // Progress counts the deferred files only once they are written, so it reaches the total at the last one.
+  let waiting = 0;
   for (let batchStart = 0; batchStart < total; batchStart += batchSize) {
     const batchEnd = Math.min(total, batchStart + batchSize);
     await store.batch(async () => {
       for (let index = batchStart; index < batchEnd; index++) {
         signal?.throwIfAborted();
-        if (!deferred.has(index)) await indexCandidate(index);
-        if (index % 50 === 0 || index === total - 1) onProgress?.({ phase: 'indexing', done: index + 1, total });
+        if (deferred.has(index)) waiting++;
+        else await indexCandidate(index);
+        if (index % 50 === 0 || index === total - 1) onProgress?.({ phase: 'indexing', done: index + 1 - waiting, total });
       }
     });
   }
@@ -626,6 +630,8 @@ export async function syncProject(
       for (const index of late.slice(batchStart, batchStart + batchSize)) {
         signal?.throwIfAborted();
         await indexCandidate(index);
+        waiting--;
+        if (waiting % 50 === 0) onProgress?.({ phase: 'indexing', done: total - waiting, total });
       }
     });
   }

@@ -190,6 +190,21 @@ describe('parse pool', () => {
     for (const rarePath of Object.keys(rare)) assert.equal(rows.get(rarePath)?.parser, 'tree-sitter', `${rarePath} has its declarations`);
     assert.deepEqual(allRows(pooled.engine.store), allRows(inline.engine.store));
 
+    // Progress counts the deferred files when they are written: it rises to the total at the last one.
+    const indexing: number[] = [];
+    await pooled.engine.sync({
+      full: true,
+      onProgress: (progress) => {
+        if (progress.phase === 'indexing') indexing.push(progress.done);
+      },
+    });
+    assert.deepEqual(
+      indexing,
+      [...indexing].sort((a, b) => a - b),
+    );
+    assert.equal(indexing.at(-1), 306);
+    assert.ok(indexing.includes(300), `the last of the main pass leaves the six deferred files to count (${indexing.join(', ')})`);
+
     // When a bound can cut the files, they are written in candidate order and every one goes to the workers.
     const bounded = await openEngine(project.root, {
       ports: fixedPorts().ports,
