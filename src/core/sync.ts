@@ -404,16 +404,16 @@ async function mergeFullText(context: SyncContext, signal: AbortSignal | undefin
  * The candidates a large sync (one that releases the parse pool) leaves to the end, parsed on this
  * thread after the workers stop and written last whether or not it used workers: those of each
  * structural grammar with fewer than `rareGrammarShare` of the files to read, smallest groups
- * first, within `rareGrammarBudget`. Every worker keeps each
- * grammar it loads until it stops, and a large one costs a thread tens of megabytes of compiled code
- * and tables (C++ and C# about 30 MB each on vscode-copilot-chat, for 27 of its 4,206 files), so
- * loading it once, here, when the workers' memory is gone, lowers the sync's peak.
+ * first, within `rareGrammarBudget`. Every worker keeps each grammar it loads until it stops, and
+ * a large one costs a thread tens of megabytes of compiled code and tables (C++ and C# about 30 MB
+ * each on vscode-copilot-chat, for 27 of its 4,206 files), so loading it once, here, when the
+ * workers' memory is gone, lowers the sync's peak.
  */
-function rareGrammarFiles(paths: readonly string[], needsRead: (index: number) => boolean, toRead: number): Set<number> {
+function rareGrammarFiles(candidates: readonly { path: string }[], needsRead: (index: number) => boolean, toRead: number): Set<number> {
   const byGrammar = new Map<string, number[]>();
-  for (let index = 0; index < paths.length; index++) {
+  for (let index = 0; index < candidates.length; index++) {
     if (!needsRead(index)) continue;
-    const language = languageForPath(paths[index]);
+    const language = languageForPath(candidates[index].path);
     if (!structuralLanguages.has(language)) continue;
     const grammar = sharedGrammar[language] ?? language;
     const group = byGrammar.get(grammar);
@@ -492,20 +492,14 @@ export async function syncProject(
   let toRead = 0;
   for (let index = 0; index < total; index++) if (needsRead(index)) toRead++;
   const analyzer = context.analyzer && toRead >= context.analyzer.minFiles ? context.analyzer : undefined;
-  const releases = analyzer !== undefined && toRead >= releaseThreshold;
+  const large = toRead >= releaseThreshold;
+  const releases = analyzer !== undefined && large;
   // Files are written out of candidate order only when no bound can be reached, so the same files are
   // kept; and whether or not workers run, so the rows (their ids too) never depend on the pool.
   let candidateBytes = 0;
   for (const candidate of discovery.candidates) candidateBytes += candidate.stat.size;
   const withinBounds = total <= options.bounds.maxFiles && candidateBytes <= options.bounds.maxTotalBytes;
-  const deferred =
-    toRead >= releaseThreshold && withinBounds
-      ? rareGrammarFiles(
-          discovery.candidates.map((candidate) => candidate.path),
-          needsRead,
-          toRead,
-        )
-      : new Set<number>();
+  const deferred = large && withinBounds ? rareGrammarFiles(discovery.candidates, needsRead, toRead) : new Set<number>();
   // Set once the workers have stopped: the deferred files are then read and analyzed here, one at a time.
   let poolDone = false;
   // Each file read may delete its chunks and insert as many again.
