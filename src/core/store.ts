@@ -20,7 +20,7 @@ import type { EnginePorts } from './ports';
 import { loadSqlite } from './sqlite';
 import { nodeDatabaseFileIo } from './storage/fileIo';
 import { loadDatabase, nextGeneration, PagePersistence, saveGeneration, type SaveReport } from './storage/pagedPersistence';
-import { MemoryFile, type MemoryFileOptions } from './storage/wasmFiles';
+import { MemoryFile, type MemoryFileOptions, type Residency } from './storage/wasmFiles';
 import { ChunkTable, chunkTableSchema } from './tables/chunkTable';
 import { Database } from './tables/database';
 import { EmbeddingTable, embeddingTableSchema } from './tables/embeddingTable';
@@ -390,7 +390,7 @@ export class IndexStore {
    * Written pages held in memory, bytes moved through the spill file and bytes read from the
    * database file (undefined: the whole file is in sql.js's memory).
    */
-  get paging(): { residentBytes: number; spillWrites: number; spillReads: number; baseReads: number } | undefined {
+  get paging(): Residency | undefined {
     return this.persistence?.file.residency;
   }
 

@@ -6,6 +6,7 @@ import type { ProjectEngine } from '../../src/core/engine';
 import { nodePorts, type EnginePorts } from '../../src/core/ports';
 import { nodeDatabaseFileIo, type DatabaseFileIo } from '../../src/core/storage/fileIo';
 import { journalPathOf } from '../../src/core/storage/pageJournal';
+import { openFileBytes } from '../../src/core/storage/wasmFiles';
 import { IndexStore } from '../../src/core/store';
 import { allRows, fixtureFactory, openEngine, tempFolderFactory, type Fixture } from './fixtures';
 
@@ -132,6 +133,36 @@ describe('database pages are read on demand', () => {
     assert.deepEqual(await answers(reopened), await answers(whole));
     await reopened.close();
     await whole.close();
+  });
+
+  test('a transaction whose rollback journal outgrows its budget keeps it out of MEMFS, spills it, rolls back exactly, and an emptied journal holds no memory', async () => {
+    const files = project(240);
+    const dbPath = path.join(folder(), 'index.sqlite');
+    // The smallest budget (64 KB) for the database's written pages and so for its journal's.
+    const engine = await openEngine(files.root, { dbPath, ports: fixedPorts().ports, residentBytes: 0 });
+    await engine.sync();
+    const database = engine.store.database;
+    // FTS4's own check always flags this index (it holds each chunk's words once, see fullTextIndex.ts): compare, do not expect 'ok'.
+    const integrity = (): string[] => database.exec('PRAGMA integrity_check')[0].values.map((row) => String(row[0]));
+    const before = allRows(engine.store);
+    const checkedBefore = integrity();
+    database.exec('BEGIN');
+    // secure_delete zeroes every freed page, so each one's old content goes into the journal.
+    database.exec('DELETE FROM search_index_segments; DELETE FROM project_snippets');
+    const during = engine.store.paging?.journal;
+    const inMemfs = openFileBytes();
+    database.exec('ROLLBACK');
+    assert.ok(during, 'the journal is tracked beside the database');
+    assert.equal(inMemfs, 0, 'no file of this database is in MEMFS, its journal included');
+    assert.ok(during.residentBytes <= 64 * 1024, `${during.residentBytes} bytes of journal in memory`);
+    assert.ok(during.spillWrites > 64 * 1024, `${during.spillWrites} bytes of journal spilled`);
+    assert.equal(engine.store.paging?.journal?.residentBytes, 0, 'the emptied journal holds no memory');
+    assert.deepEqual(allRows(engine.store), before, 'the rollback restored every row');
+    assert.deepEqual(integrity(), checkedBefore, 'the b-trees check as before the transaction');
+    files.edit('src/part3.ts', 'export const journalStage = 3;\n');
+    await engine.sync();
+    assert.equal((await engine.search('journalStage')).results[0]?.path, 'src/part3.ts', 'the index is written to after the rollback');
+    await engine.close();
   });
 
   for (const undo of ['undone', 'left'] as const) {

@@ -67,6 +67,11 @@ export class BlockStore {
   private hand = 0;
   private spill: number | undefined;
   private spillFailed = false;
+  /**
+   * The staging buffer of `evict`, made once: a new one per eviction is garbage outside V8's heap
+   * while SQLite runs, with hardly a JavaScript allocation to prompt a collection.
+   */
+  private evictionRun: Buffer | undefined;
   private readonly budgetBlocks: number;
   private readonly evictionBlocks: number;
   /** Bytes moved to and from the spill file since the store was made (for the benchmark). */
@@ -202,6 +207,7 @@ export class BlockStore {
     this.freeSlots.length = 0;
     this.residentBlocks = 0;
     this.hand = 0;
+    this.evictionRun = undefined;
     if (this.spill !== undefined && this.spillFailed) {
       // No block is read from it any more: the next eviction tries a new one.
       closeQuietly(this.spill);
@@ -334,7 +340,8 @@ export class BlockStore {
       }
     }
     victims.sort((left, right) => this.slotBlock[left] - this.slotBlock[right]);
-    const run = Buffer.allocUnsafe(victims.length * blockBytes);
+    this.evictionRun ??= Buffer.allocUnsafe(this.evictionBlocks * blockBytes);
+    const run = this.evictionRun;
     try {
       for (let first = 0; first < victims.length;) {
         let last = first;

@@ -69,9 +69,9 @@ export class Database {
     // cache, see storage/wasmFiles.ts) or, written since the last save, from memory or the
     // spill file: 16 MB of cache instead of 256 MB held the 5,000-file bench's peak WebAssembly
     // heap down (it never shrinks; 32 MB of cache left it at 52.8 MB, 16 MB at 30.5 MB, in the same
-    // CPU seconds), and the rollback journal is a file in sql.js's file system
-    // (JavaScript memory, freed when the transaction ends) instead of SQLite's memory journal in
-    // that heap (see `fitJournal`).
+    // CPU seconds), and the rollback journal is a file (kept beside the database's by
+    // storage/wasmFiles.ts: in JavaScript memory up to 4 MB, past it in the spill file, given back
+    // when the transaction ends) instead of SQLite's memory journal in that heap (see `fitJournal`).
     this.db.exec(
       'PRAGMA secure_delete = ON; PRAGMA foreign_keys = OFF; PRAGMA journal_mode = TRUNCATE; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384; PRAGMA locking_mode = EXCLUSIVE;',
     );
@@ -83,7 +83,7 @@ export class Database {
    * SQLite's memory journal lives in the WebAssembly heap (2 GB with the page cache), and one
    * FTS4 merge in a large index journals every page it frees (secure_delete zeroes them); a
    * 50,000-file cold index ran out of memory. Past `fileJournalBytes` the journal becomes a file
-   * in sql.js's in-memory file system (JavaScript memory), slower but unbounded. Called outside
+   * (see `MemoryFile.attach`: bounded memory, the rest in the spill file). Called outside
    * transactions only.
    */
   fitJournal(): void {
