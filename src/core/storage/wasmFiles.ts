@@ -11,8 +11,9 @@ import { BaseChangedError, BlockStore, type BaseFile, type ByteRange } from './b
  * is not in MEMFS at all: its reads, writes, size and truncation are served by a `BlockStore`,
  * which reads unwritten blocks on demand from the database file on disk and keeps the written
  * ones (so a save writes only those), in memory up to a budget and in a spill file past it. Its
- * rollback journal is served the same way, by a store of its own. If the probe cannot tell the calls apart (another sql.js build), `MemoryFile.attach` returns
- * undefined and the store keeps whole files in MEMFS and exports them as before.
+ * rollback journal is served the same way, by a store of its own. If the probe cannot tell the
+ * calls apart (another sql.js build), `MemoryFile.attach` returns undefined and the store keeps
+ * whole files in MEMFS and exports them as before.
  */
 
 type ImportFunction = (...args: unknown[]) => unknown;
