@@ -38,9 +38,6 @@ const rareGrammarShare = 0.02;
 /** At most this share of a sync's reads is left for this thread after the workers stop. */
 const rareGrammarBudget = 0.05;
 
-/** Languages parsed with another's grammar (`grammars/manifest.json`): C with C++'s. */
-const sharedGrammar: Readonly<Record<string, string>> = { c: 'cpp' };
-
 /** A file opened (and, by the pool, maybe analyzed) before its turn, or the error opening it raised. */
 type Examined = { opened: OpenedFile; analysis?: FileAnalysis } | { error: unknown };
 
@@ -409,13 +406,19 @@ async function mergeFullText(context: SyncContext, signal: AbortSignal | undefin
  * each on vscode-copilot-chat, for 27 of its 4,206 files), so loading it once, here, when the
  * workers' memory is gone, lowers the sync's peak.
  */
-function rareGrammarFiles(candidates: readonly { path: string }[], needsRead: (index: number) => boolean, toRead: number): Set<number> {
+function rareGrammarFiles(
+  candidates: readonly { path: string }[],
+  needsRead: (index: number) => boolean,
+  toRead: number,
+  grammarOf: (language: string) => string,
+): Set<number> {
   const byGrammar = new Map<string, number[]>();
   for (let index = 0; index < candidates.length; index++) {
     if (!needsRead(index)) continue;
     const language = languageForPath(candidates[index].path);
     if (!structuralLanguages.has(language)) continue;
-    const grammar = sharedGrammar[language] ?? language;
+    // Languages that share a grammar (C parses with C++'s, `grammars/manifest.json`) count as one.
+    const grammar = grammarOf(language);
     const group = byGrammar.get(grammar);
     if (group) group.push(index);
     else byGrammar.set(grammar, [index]);
@@ -499,7 +502,10 @@ export async function syncProject(
   let candidateBytes = 0;
   for (const candidate of discovery.candidates) candidateBytes += candidate.stat.size;
   const withinBounds = total <= options.bounds.maxFiles && candidateBytes <= options.bounds.maxTotalBytes;
-  const deferred = large && withinBounds ? rareGrammarFiles(discovery.candidates, needsRead, toRead) : new Set<number>();
+  const deferred =
+    large && withinBounds
+      ? rareGrammarFiles(discovery.candidates, needsRead, toRead, (language) => context.parsers.grammarOf(language))
+      : new Set<number>();
   // Set once the workers have stopped: the deferred files are then read and analyzed here, one at a time.
   let poolDone = false;
   // Each file read may delete its chunks and insert as many again.

@@ -174,6 +174,18 @@ describe('structural parsing: chunk shape', () => {
   });
 });
 
+describe('structural parsing: grammars', () => {
+  test('a language is counted by the grammar the manifest parses it with, C with C++', () => {
+    const chain = new ParserChain([regex, treeSitter]);
+    assert.equal(chain.grammarOf('c'), chain.grammarOf('cpp'));
+    assert.equal(chain.grammarOf('cpp'), 'tree-sitter-cpp.wasm');
+    assert.notEqual(chain.grammarOf('typescript'), chain.grammarOf('tsx'));
+    assert.notEqual(chain.grammarOf('python'), chain.grammarOf('go'));
+    // A language no structural parser takes is its own group.
+    assert.equal(chain.grammarOf('markdown'), 'markdown');
+  });
+});
+
 describe('structural parsing: fallbacks and bad input', () => {
   test('regex fallback parses TypeScript, Python and Go', async () => {
     const ts = await regex.parse(

@@ -98,5 +98,7 @@ export interface ChunkParser {
   parse(input: ParseInput, options: ParseOptions): Promise<ParseResult | undefined>;
   /** Why the last `parse` call declined, if it did (used for health counts). */
   lastDeclineReason?(): string | undefined;
+  /** The grammar a supported language is parsed with, where languages share one (C with C++'s). */
+  grammarOf?(language: string): string | undefined;
   dispose?(): void;
 }

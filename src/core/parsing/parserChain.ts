@@ -33,6 +33,12 @@ export class ParserChain {
     return recipes.every((recipe): recipe is ParserRecipe => recipe !== undefined) ? recipes : undefined;
   }
 
+  /** The grammar the first structural parser supporting `language` parses it with; the language itself when none names one. */
+  grammarOf(language: string): string {
+    const parser = this.parsers.find((candidate) => candidate.grammarOf && candidate.supports(language));
+    return parser?.grammarOf?.(language) ?? language;
+  }
+
   async parse(input: ParseInput, options: ParseOptions): Promise<ParseResult> {
     let fallbackReason: string | undefined;
     for (const parser of this.parsers) {

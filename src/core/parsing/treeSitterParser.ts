@@ -70,6 +70,11 @@ export class TreeSitterParser implements ChunkParser {
     return this.declineReason;
   }
 
+  /** The grammar file `grammars/manifest.json` names for `language` (C's is C++'s). */
+  grammarOf(language: string): string | undefined {
+    return this.registry.manifest[language]?.grammar;
+  }
+
   async parse(input: ParseInput, options: ParseOptions): Promise<ParseResult | undefined> {
     this.declineReason = undefined;
     try {
