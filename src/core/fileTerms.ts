@@ -8,13 +8,7 @@
  * parse worker's time on the bench corpus).
  */
 import { packTermLists } from './termCodes';
-import { splitIdentifier } from './words';
-
-/** The characters the FTS4 `unicode61` tokenizer (with `_` as a token character) keeps in a word. */
-const wordPattern = /[\p{L}\p{N}_]+/gu;
-/** On ASCII text the letters, digits and `_` of `wordPattern` are these: the same words, found faster. */
-const asciiWord = /[A-Za-z0-9_]+/g;
-const nonAscii = /[\u0080-\uffff]/;
+import { splitIdentifier, wordsIn } from './words';
 
 /** A word as written in the file: its term, and for a compound (upper case or `_`) of several parts, those parts. */
 interface WrittenWord {
@@ -44,7 +38,7 @@ export class FileTermsBuilder {
     const chunk = this.lists.length + 1;
     const words: number[] = [];
     const compounds: WrittenWord[] = [];
-    for (const word of (nonAscii.test(text) ? text.match(wordPattern) : text.match(asciiWord)) ?? []) {
+    for (const word of wordsIn(text)) {
       let entry = this.written.get(word);
       if (entry === undefined) {
         const lower = word.toLowerCase();

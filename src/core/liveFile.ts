@@ -43,7 +43,11 @@ export function readFileBytes(context: SyncContext, relativePath: string): FileB
 
 /** Reads one project file (`readFileBytes`) and checks it: text, no secret. The bytes checked are the bytes hashed. */
 export function readIndexable(context: SyncContext, relativePath: string): IndexableRead {
-  const read = readFileBytes(context, relativePath);
+  return checkedRead(context, relativePath, readFileBytes(context, relativePath));
+}
+
+/** `readIndexable` of bytes already read. */
+function checkedRead(context: SyncContext, relativePath: string, read: FileBytes): IndexableRead {
   if (read.kind !== 'bytes') return read;
   const sha256 = sha256Hex(read.bytes);
   // The same bytes as a current indexed file's passed every content rule, secrets included, when
@@ -62,21 +66,72 @@ export type LiveFile = { ok: true; sha256: string; lines: string[] } | { ok: fal
 /** Each file read at most once per attempt: phrase checks and verification share the reads. */
 export class LiveFiles {
   private reads = new Map<string, Promise<LiveFile>>();
+  /** Bytes read for `lineText` and not yet checked by `get`. */
+  private bytes = new Map<string, FileBytes>();
   constructor(private readonly context: SyncContext) {}
 
   get(relativePath: string): Promise<LiveFile> {
     let read = this.reads.get(relativePath);
     if (!read) {
-      read = readLive(this.context, relativePath);
+      const bytes = this.bytes.get(relativePath) ?? readFileBytes(this.context, relativePath);
+      this.bytes.delete(relativePath);
+      read = liveFileOf(checkedRead(this.context, relativePath, bytes));
       this.reads.set(relativePath, read);
+    }
+    return read;
+  }
+
+  /**
+   * Lines `startLine` to `endLine` (1-based, inclusive) of the file as read now, joined with
+   * `\n`: exactly `get`'s `lines.slice(startLine - 1, endLine).join('\n')` whenever `get` answers
+   * `ok`, without its hash, content checks or whole-file decode. A filter that rejects most of the
+   * chunks it sees (a message with placeholders) reads them here and asks `get` only for the
+   * chunks it keeps, whose hash must still be checked. Undefined when the file could not be read
+   * or holds a carriage return (its lines are then split on it too); ask `get`.
+   */
+  lineText(relativePath: string, startLine: number, endLine: number): string | undefined {
+    const read = this.reads.has(relativePath) ? undefined : this.bytesOf(relativePath);
+    if (!read || read.kind !== 'bytes' || read.bytes.includes(carriageReturn)) return undefined;
+    const bytes = read.bytes;
+    let start = startsWithUtf8Bom(bytes) ? 3 : 0;
+    for (let line = 1; line < startLine; line++) {
+      const newline = bytes.indexOf(lineFeed, start);
+      if (newline < 0) return '';
+      start = newline + 1;
+    }
+    let end = start;
+    for (let line = startLine; line <= endLine; line++) {
+      const newline = bytes.indexOf(lineFeed, end);
+      if (newline < 0) {
+        end = bytes.length;
+        break;
+      }
+      end = line === endLine ? newline : newline + 1;
+    }
+    return sliceDecoder.decode(bytes.subarray(start, end));
+  }
+
+  private bytesOf(relativePath: string): FileBytes {
+    let read = this.bytes.get(relativePath);
+    if (!read) {
+      read = readFileBytes(this.context, relativePath);
+      this.bytes.set(relativePath, read);
     }
     return read;
   }
 }
 
+const lineFeed = 0x0a;
+const carriageReturn = 0x0d;
+/** As `decodeCheckedText` decodes (replacement characters, a BOM kept where it is not the file's first bytes). */
+const sliceDecoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+
+function startsWithUtf8Bom(bytes: Uint8Array): boolean {
+  return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+}
+
 /** A file's live hash and lines (`readIndexable`); anything unusable says why, in the manifest's words. */
-async function readLive(context: SyncContext, relativePath: string): Promise<LiveFile> {
-  const read = readIndexable(context, relativePath);
+async function liveFileOf(read: IndexableRead): Promise<LiveFile> {
   if (read.kind === 'read') return { ok: true, sha256: read.sha256, lines: splitLines(read.text) };
   if (read.kind === 'vanished') return { ok: false, reason: 'deleted' };
   if (read.reason === 'secret-content' || read.reason === 'private-key' || read.reason === 'credential-file')

@@ -16,6 +16,25 @@ defined declared implemented located lives live there's wrong right doesn't don'
 able anything something somewhere everything every whether many much`.split(/\s+/),
 );
 
+/** The characters the FTS4 `unicode61` tokenizer (with `_` as a token character) keeps in a word. */
+const unicodeWord = /[\p{L}\p{N}_]+/gu;
+/** On ASCII text the letters, digits and `_` of `unicodeWord` are these: the same words, found about three times faster. */
+const asciiWord = /[A-Za-z0-9_]+/g;
+const nonAscii = /[\u0080-\uffff]/;
+
+/** Whether every UTF-16 unit of the text is ASCII: then `\p{L}` and `\p{N}` are `[A-Za-z]` and `[0-9]` in it. */
+export function isAscii(text: string): boolean {
+  return !nonAscii.test(text);
+}
+
+/**
+ * The words of a text as FTS4 splits it, in order and as written: `text.match(/[\p{L}\p{N}_]+/gu)`,
+ * with the ASCII pattern where the text has no other character (most code, and most of its lines).
+ */
+export function wordsIn(text: string): string[] {
+  return (isAscii(text) ? text.match(asciiWord) : text.match(unicodeWord)) ?? [];
+}
+
 /**
  * Split identifiers in two generations of up to `splitCacheLimit` each: a full current one becomes
  * the previous one, whose hits move back into the current. One map of 50,000 cleared when full

@@ -1,5 +1,6 @@
 import { bm25Idf, type FileRow, type IndexStore, type SnippetRow } from '../store';
 import { splitIdentifier } from '../tokens';
+import { isAscii, wordsIn } from '../words';
 import { acronymsOf, codeTermDiscount, codeTermsFor } from './codeTerms';
 import { reportsDefect, searchWords, stemTerms, stemWord, stopwords, type TaskDescriptor } from './descriptor';
 import type { LiveFile } from '../liveFile';
@@ -117,7 +118,7 @@ export function rarestWords(store: IndexStore, words: string[]): string[] {
 
 /** A literal that, found, answers the request as a whole: the typed message, a quoted phrase of two or more words, an error's whole run. */
 function wholeLiteral(phrase: string): boolean {
-  return (phrase.match(/[\p{L}\p{N}_]+/gu) ?? []).filter((word) => !stopwords.has(word.toLowerCase())).length >= 2;
+  return wordsIn(phrase).filter((word) => !stopwords.has(word.toLowerCase())).length >= 2;
 }
 
 /** One request word and the full-text terms that find it (the word, plus stem terms for prose words). */
@@ -632,7 +633,7 @@ export function describingText(row: Pick<SnippetRow, 'startLine' | 'endLine' | '
 function textStems(text: string): Set<string> {
   const stems = new Set<string>();
   // A declaration's code repeats its words: each distinct one is stemmed once, through the memoized part and name stems.
-  for (const word of new Set(text.match(/[\p{L}\p{N}_]+/gu) ?? [])) {
+  for (const word of new Set(wordsIn(text))) {
     stems.add(partStem(word.toLowerCase()));
     for (const stem of nameStems(word)) stems.add(stem);
   }
@@ -732,11 +733,13 @@ function kindWeight(kind: string, containers: boolean): number {
 /** Reads a project file's live text (once per retrieval); see `LiveFiles`. */
 export interface LiveReader {
   get(relativePath: string): Promise<LiveFile>;
+  /** The lines as read now, without the hash (see `LiveFiles.lineText`); undefined: ask `get`. */
+  lineText?(relativePath: string, startLine: number, endLine: number): string | undefined;
 }
 
 /** Words FTS4 indexes for a text: lower case, letters, digits and `_` (its unicode61 tokenizer, roughly). */
 function phraseTokens(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+  return wordsIn(text.toLowerCase());
 }
 
 /**
@@ -824,14 +827,14 @@ const placeholderPattern = new RegExp(
 const placeholderPresent = new RegExp(placeholderPattern.source);
 const placeholderMarker = '\u0000';
 
+const wordOrMarker = new RegExp(`[\\p{L}\\p{N}_]+|${placeholderMarker}`, 'gu');
+/** `wordOrMarker` on ASCII text (see `wordsIn`). */
+const asciiWordOrMarker = new RegExp(`[a-z0-9_]+|${placeholderMarker}`, 'g');
+
 /** Words of a source text with each format placeholder as one marker word. */
 function wordsWithPlaceholders(text: string): string[] {
-  return (
-    text
-      .replace(placeholderPattern, ` ${placeholderMarker} `)
-      .toLowerCase()
-      .match(new RegExp(`[\\p{L}\\p{N}_]+|${placeholderMarker}`, 'gu')) ?? []
-  );
+  const marked = text.replace(placeholderPattern, ` ${placeholderMarker} `).toLowerCase();
+  return marked.match(isAscii(marked) ? asciiWordOrMarker : wordOrMarker) ?? [];
 }
 
 /**
@@ -877,7 +880,12 @@ async function placeholderRows(store: IndexStore, message: string, live: LiveRea
     return [];
   }
   if (rowids.length === 0 || rowids.length > maxPhraseChunks) return [];
-  const rows = store.chunks.snippetsByRowid(rowids);
+  // Most chunks hold a pair but not the message: their lines are read without a hash and checked
+  // first. A chunk that passes is checked again on the hashed text, so what is kept is the same.
+  const rows = store.chunks.snippetsByRowid(rowids).filter((row) => {
+    const text = live.lineText?.(row.path, row.startLine, row.endLine);
+    return text === undefined || matchesWithPlaceholders(text, message);
+  });
   const texts = await Promise.all(rows.map((row) => live.get(row.path)));
   return rows.filter((row, index) => {
     const file = texts[index];

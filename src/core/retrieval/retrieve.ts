@@ -2,6 +2,7 @@ import type { IndexStore, SnippetRow } from '../store';
 import { LiveFiles } from '../liveFile';
 import { resyncOne, type SyncContext } from '../sync';
 import { estimateTokens } from '../tokens';
+import { wordsIn } from '../words';
 import {
   collectCandidates,
   containsLiteral,
@@ -183,7 +184,7 @@ function withFileNamedStopwords(context: SyncContext, descriptor: TaskDescriptor
 
 /** The lower-case words of a text, as the descriptor's keywords are spelled. */
 function wordsOf(text: string): Set<string> {
-  return new Set(text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []);
+  return new Set(wordsIn(text.toLowerCase()));
 }
 
 /** Below the code they test, within a tier (less than a tier gap): test code, unless the request is about tests. */

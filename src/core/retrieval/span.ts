@@ -1,4 +1,5 @@
 import { splitIdentifier } from '../tokens';
+import { wordsIn } from '../words';
 import { stemWord } from './descriptor';
 
 /** Chunks up to this many lines are returned whole; longer ones are cut to the lines that match. */
@@ -49,7 +50,7 @@ function wordStems(word: string): readonly string[] {
  */
 function wantedStems(line: string, wanted: ReadonlySet<string>): Set<string> {
   const found = new Set<string>();
-  for (const word of line.match(/[\p{L}\p{N}_]+/gu) ?? []) for (const stem of wordStems(word)) if (wanted.has(stem)) found.add(stem);
+  for (const word of wordsIn(line)) for (const stem of wordStems(word)) if (wanted.has(stem)) found.add(stem);
   return found;
 }
 
@@ -104,7 +105,7 @@ function leadingCommentLines(lines: string[]): number {
 
 /** The first line on which the phrase's words start (the phrase may run on over the next two lines). */
 function phraseLine(lines: string[], literal: string): number | undefined {
-  const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+  const words = (text: string) => wordsIn(text.toLowerCase());
   const wanted = words(literal);
   if (wanted.length === 0) return undefined;
   for (let line = 0; line < lines.length; line++) {
