@@ -74,6 +74,14 @@ interface Args {
   searchOnly: boolean;
   /** The search kinds timed (`--kinds long,fullText`); every kind's queries are still built, so a seed gives the same queries. */
   kinds: string[] | undefined;
+  /**
+   * Times each search kind's queries are run (`--search-rounds N`, default 1). The usual figures
+   * are the first round's. More rounds add each round's p50 and p99 (a query asked again finds its
+   * term counts and rows in the engine's caches) and, over the rounds after the first, each
+   * query's fastest and slowest run: the spread that interruptions (collections, the machine's
+   * other work) add to one query's cost.
+   */
+  searchRounds: number;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -106,6 +114,7 @@ function parseArgs(argv: string[]): Args {
     profileSearch: undefined,
     searchOnly: false,
     kinds: undefined,
+    searchRounds: 1,
   };
   const number = (flag: string, value: string | undefined): number => {
     const parsed = Number(value);
@@ -211,13 +220,16 @@ function parseArgs(argv: string[]): Args {
         args.kinds = kinds;
         break;
       }
+      case '--search-rounds':
+        args.searchRounds = number(flag, argv[++i]);
+        break;
       case '--profile-search':
         args.profileSearch = path.resolve(argv[++i] ?? 'search.cpuprofile');
         break;
       case '--help':
       case '-h':
         console.log(
-          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--skip-child] [--child-only] [--index-only] [--cache DIR] [--keep-db] [--db DIR] [--parse-workers N] [--checkout REF_A..REF_B] [--checkout-cli FILE] [--checkout-rounds N] [--checkout-workers LIST] [--dump-results FILE] [--profile-search FILE] [--search-only] [--kinds K1,K2]',
+          'node dist/bench.js [--large] [--files N] [--large-files N] [--n N] [--grep-n N] [--seed N] [--real DIR] [--skip-real] [--skip-hybrid] [--skip-worker] [--skip-parse] [--skip-mcp] [--skip-corpus] [--skip-child] [--child-only] [--index-only] [--cache DIR] [--keep-db] [--db DIR] [--parse-workers N] [--checkout REF_A..REF_B] [--checkout-cli FILE] [--checkout-rounds N] [--checkout-workers LIST] [--dump-results FILE] [--profile-search FILE] [--search-only] [--kinds K1,K2] [--search-rounds N]',
         );
         process.exit(0);
         break;
@@ -595,6 +607,33 @@ async function runQueries(engine: ProjectEngine, queries: BenchQuery[], dump?: s
   return run;
 }
 
+/** What `--search-rounds` adds for one kind (see `Args.searchRounds`). */
+interface RepeatedRuns {
+  rounds: number;
+  /** Each round's latencies, the first being the usual figures. */
+  perRound: LatencyStats[];
+  /** Over the rounds after the first: each query's fastest run, and its slowest. */
+  fastest: LatencyStats;
+  slowest: LatencyStats;
+}
+
+/** Runs `queries` `rounds - 1` more times, round after round (the first round's times are `first`). */
+async function repeatedRuns(engine: ProjectEngine, queries: BenchQuery[], first: number[], rounds: number): Promise<RepeatedRuns> {
+  const later: number[][] = first.map(() => []);
+  const perRound = [summarize(first)];
+  for (let round = 1; round < rounds; round++) {
+    const run = await runQueries(engine, queries);
+    run.latencies.forEach((latency, index) => later[index].push(latency));
+    perRound.push(summarize(run.latencies));
+  }
+  return {
+    rounds,
+    perRound,
+    fastest: summarize(later.map((runs) => Math.min(...runs))),
+    slowest: summarize(later.map((runs) => Math.max(...runs))),
+  };
+}
+
 /** One query's ranked results and manifest entries, as JSON: two builds that rank alike write the same lines. */
 function dumpLine(query: BenchQuery, retrieval: Awaited<ReturnType<ProjectEngine['search']>>): string {
   return JSON.stringify({
@@ -636,6 +675,8 @@ function kindFigures(run: QueryRun, queries: number): KindFigures {
 
 interface SearchFigures {
   kinds: Partial<Record<Kind, KindFigures>>;
+  /** With `--search-rounds N` (N > 1): per kind, the distribution of each query's fastest and slowest of its N runs. */
+  repeated?: Partial<Record<Kind, RepeatedRuns>>;
   overall: LatencyStats;
   /** Our latency on exactly the phrase and symbol queries whose literals the grep baselines search for. */
   sameTerms: LatencyStats;
@@ -651,6 +692,7 @@ async function searchBench(
   label: string,
   dumpFile?: string,
   timedKinds?: string[],
+  rounds = 1,
 ): Promise<SearchFigures> {
   const rng = new Random(seed ^ 0x5eed);
   const kinds: Array<Exclude<Kind, 'hybrid'>> = ['path', 'phrase', 'fullText', 'symbol', 'long'];
@@ -678,6 +720,16 @@ async function searchBench(
     );
     log(`           e.g. ${JSON.stringify(queries[0]?.query)}`);
     for (const failure of run.failures) log(`           failed: ${failure}`);
+    if (rounds > 1) {
+      const spread = await repeatedRuns(engine, queries, run.latencies, rounds);
+      figures.repeated ??= {};
+      figures.repeated[kind] = spread;
+      const byRound = spread.perRound.map((stats, index) => `${index + 1}: ${stats.p50Ms.toFixed(2)} / ${stats.p99Ms.toFixed(2)}`);
+      log(`           p50 / p99 by round (ms) ${byRound.join(', ')}`);
+      log(
+        `           rounds 2-${spread.rounds}, each query's fastest run: p50 ${spread.fastest.p50Ms.toFixed(2)}, p99 ${spread.fastest.p99Ms.toFixed(2)} ms; its slowest: p50 ${spread.slowest.p50Ms.toFixed(2)}, p99 ${spread.slowest.p99Ms.toFixed(2)} ms`,
+      );
+    }
   }
   figures.overall = summarize(all);
   figures.sameTerms = summarize(sameTerms);
@@ -1013,7 +1065,7 @@ async function benchCorpus(corpus: Corpus, args: Args, n: number, repoRoot: stri
     if (!args.searchOnly) figures.incremental = await incremental(open, corpus, label);
     if (!args.indexOnly) {
       figures.search = await profiled(args.profileSearch, () =>
-        searchBench(open.engine, corpus.meta.samples, n, args.grepN, args.seed, label, args.dumpResults, args.kinds),
+        searchBench(open.engine, corpus.meta.samples, n, args.grepN, args.seed, label, args.dumpResults, args.kinds, args.searchRounds),
       );
     }
     if (!args.indexOnly && !args.searchOnly && figures.search) {
