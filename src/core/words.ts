@@ -1,7 +1,8 @@
 /**
  * Word helpers shared by indexing, full-text queries and the embeddings: the stopword list, the
- * light stemmer and identifier splitting. A module of their own, so that none of their users
- * has to import another's module (and its imports) to get them.
+ * words of a text as FTS4 splits them, the light stemmer and identifier splitting. A module of
+ * their own, so that none of their users has to import another's module (and its imports) to get
+ * them.
  */
 
 export const stopwords = new Set(
