@@ -1,5 +1,5 @@
 import { splitIdentifier } from '../tokens';
-import { wordsIn } from '../words';
+import { isAscii, wordsIn } from '../words';
 import { stemWord } from './descriptor';
 
 /** Chunks up to this many lines are returned whole; longer ones are cut to the lines that match. */
@@ -48,10 +48,31 @@ function wordStems(word: string): readonly string[] {
  * pars, cooki, header). Checked from the line's side: a pasted text wants a hundred stems, and a
  * long chunk's lines hold a few words each.
  */
-function wantedStems(line: string, wanted: ReadonlySet<string>): Set<string> {
+export function wantedStems(line: string, wanted: ReadonlySet<string>, anchors?: readonly string[]): Set<string> {
+  if (anchors && isAscii(line)) {
+    const lower = line.toLowerCase();
+    if (!anchors.some((anchor) => lower.includes(anchor))) return new Set();
+  }
   const found = new Set<string>();
   for (const word of wordsIn(line)) for (const stem of wordStems(word)) if (wanted.has(stem)) found.add(stem);
   return found;
+}
+
+/** Up to this many wanted stems, `stemAnchors` lets a line skip its words' stems. */
+const maxAnchoredStems = 24;
+
+/**
+ * What a word must hold, lower-cased, for a wanted stem to be its or one of its parts': the stem
+ * without its last letter. `stemWord` only cuts endings off a lower-case word, and changes only
+ * the last letter it keeps (`query` → `queri`), so every word or part that stems to `w` starts
+ * with `w` less one letter; on an ASCII line, lower-casing the line lower-cases each of its words
+ * and parts alike. A line holding no anchor holds no wanted stem, and its words need no stems
+ * (most of a long chunk's lines, and most of a first request's stemming). Undefined for many
+ * stems (a pasted text), where the searches would cost more than the stems.
+ */
+export function stemAnchors(wanted: ReadonlySet<string>): string[] | undefined {
+  if (wanted.size > maxAnchoredStems) return undefined;
+  return [...wanted].map((stem) => stem.slice(0, -1));
 }
 
 /**
@@ -70,7 +91,8 @@ export function focusSpan(
   const { windowLines, contextLines } = shape;
   if (lines.length <= shape.wholeLines) return undefined;
   const wanted = new Set(requestWords.map(stemWord));
-  const perLine = lines.map((line) => wantedStems(line, wanted));
+  const anchors = stemAnchors(wanted);
+  const perLine = lines.map((line) => wantedStems(line, wanted, anchors));
   if (literal) {
     const first = phraseLine(lines, literal);
     if (first !== undefined) return { from: Math.max(0, first - contextLines), to: Math.min(lines.length - 1, first + contextLines) };
