@@ -86,8 +86,9 @@ export class LiveFiles {
    * `\n`: exactly `get`'s `lines.slice(startLine - 1, endLine).join('\n')` whenever `get` answers
    * `ok`, without its hash, content checks or whole-file decode. A filter that rejects most of the
    * chunks it sees (a message with placeholders) reads them here and asks `get` only for the
-   * chunks it keeps, whose hash must still be checked. Undefined when the file could not be read
-   * or holds a carriage return (its lines are then split on it too); ask `get`.
+   * chunks it keeps, whose hash must still be checked. Undefined when the file could not be read,
+   * holds a carriage return (its lines are then split on it too) or was read by `get` already
+   * (which then answers at no cost); ask `get`.
    */
   lineText(relativePath: string, startLine: number, endLine: number): string | undefined {
     const read = this.reads.has(relativePath) ? undefined : this.bytesOf(relativePath);
