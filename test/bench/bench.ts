@@ -675,7 +675,7 @@ function kindFigures(run: QueryRun, queries: number): KindFigures {
 
 interface SearchFigures {
   kinds: Partial<Record<Kind, KindFigures>>;
-  /** With `--search-rounds N` (N > 1): per kind, the distribution of each query's fastest and slowest of its N runs. */
+  /** With `--search-rounds N` (N > 1): per kind, each round's latencies and, over rounds 2 to N, each query's fastest and slowest run. */
   repeated?: Partial<Record<Kind, RepeatedRuns>>;
   overall: LatencyStats;
   /** Our latency on exactly the phrase and symbol queries whose literals the grep baselines search for. */
