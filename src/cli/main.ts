@@ -15,6 +15,7 @@ export { limitHeapGrowth } from './heapGrowth';
 export { indexRelaunch } from './indexRelaunch';
 import { serveMcp } from './mcp';
 import { runNavigation } from './navigation';
+import { quickCommand, useBaselineWasm } from './wasmTiering';
 import { rankingFlag, runCuration } from './curation';
 import type { RankingMode } from '../core/curation/ranker';
 
@@ -59,6 +60,7 @@ function stderrLogger(): Logger {
 }
 
 async function openEngine(
+  command: string | undefined,
   root: string,
   dbFlag: string | true | undefined,
   semantic = false,
@@ -69,6 +71,8 @@ async function openEngine(
   const canonical = await canonicalRoot(root, ports);
   const dbPath = typeof dbFlag === 'string' ? path.resolve(dbFlag) : defaultDbPath(canonical);
   fs.mkdirSync(path.dirname(dbPath), { recursive: true });
+  // Before sql.js is loaded: V8 decides how to compile a module when it compiles it.
+  if (quickCommand(command, fs.existsSync(dbPath))) useBaselineWasm();
   const grammarDirectory = path.join(__dirname, 'grammars');
   return ProjectEngine.open({
     root: canonical,
@@ -148,7 +152,7 @@ async function run(argv: string[]): Promise<number> {
   switch (args.command) {
     case 'index': {
       if (args.positionals.length > 1) throw new UsageError('index takes at most one ROOT');
-      const engine = await openEngine(args.positionals[0] ?? root, args.flags.get('--db'), semantic);
+      const engine = await openEngine(args.command, args.positionals[0] ?? root, args.flags.get('--db'), semantic);
       try {
         const report = await engine.sync({ full: args.flags.has('--full'), onProgress: progressReporter() });
         if (json) printJson(report);
@@ -168,7 +172,7 @@ async function run(argv: string[]): Promise<number> {
     case 'context': {
       const query = needsQuery(args.command);
       if (args.command === 'context' && args.flags.has('--files')) throw new UsageError('--files applies to search only');
-      const engine = await openEngine(root, args.flags.get('--db'), semantic, rankingFlag(args));
+      const engine = await openEngine(args.command, root, args.flags.get('--db'), semantic, rankingFlag(args));
       try {
         await ensureIndexed(engine);
         if (args.command === 'search' && args.flags.has('--files')) {
@@ -207,7 +211,7 @@ async function run(argv: string[]): Promise<number> {
     }
     case 'symbols': {
       if (args.positionals.length > 0) throw new UsageError('symbols takes no arguments');
-      const engine = await openEngine(root, args.flags.get('--db'));
+      const engine = await openEngine(args.command, root, args.flags.get('--db'));
       try {
         await ensureIndexed(engine);
         const symbols = await engine.symbols();
@@ -233,7 +237,7 @@ async function run(argv: string[]): Promise<number> {
     case 'get': {
       const citation = needsQuery('get');
       parseCitation(citation);
-      const engine = await openEngine(root, args.flags.get('--db'));
+      const engine = await openEngine(args.command, root, args.flags.get('--db'));
       try {
         // get serves only what the index holds, so a root never indexed is indexed first (after the citation parsed), as for search.
         await ensureIndexed(engine);
@@ -247,7 +251,7 @@ async function run(argv: string[]): Promise<number> {
     }
     case 'health': {
       if (args.positionals.length > 0) throw new UsageError('health takes no arguments');
-      const engine = await openEngine(root, args.flags.get('--db'));
+      const engine = await openEngine(args.command, root, args.flags.get('--db'));
       try {
         const health = await engine.health();
         if (engine.openNote) health.warnings.unshift(engine.openNote);
@@ -261,16 +265,20 @@ async function run(argv: string[]): Promise<number> {
     case 'find-symbol':
     case 'references':
     case 'outline':
-      return runNavigation(args.command, args, { open: () => openEngine(root, args.flags.get('--db')), ensureIndexed, print });
+      return runNavigation(args.command, args, {
+        open: () => openEngine(args.command, root, args.flags.get('--db')),
+        ensureIndexed,
+        print,
+      });
     case 'mcp':
       if (args.positionals.length > 1) throw new UsageError('mcp takes at most one ROOT');
-      return serveMcp(await openEngine(args.positionals[0] ?? root, args.flags.get('--db'), false, rankingFlag(args)));
+      return serveMcp(await openEngine(args.command, args.positionals[0] ?? root, args.flags.get('--db'), false, rankingFlag(args)));
     case 'pins':
     case 'memory':
     case 'feedback':
     case 'ranker':
       return runCuration(args.command, args, {
-        open: () => openEngine(root, args.flags.get('--db'), false, rankingFlag(args)),
+        open: () => openEngine(args.command, root, args.flags.get('--db'), false, rankingFlag(args)),
         ensureIndexed,
         printLine,
         printJson,
