@@ -13,7 +13,6 @@ import { parseArgs, positiveInteger, UsageError } from './args';
 import { limitHeapGrowth } from './heapGrowth';
 export { limitHeapGrowth } from './heapGrowth';
 export { indexRelaunch } from './indexRelaunch';
-import { serveMcp } from './mcp';
 import { runNavigation } from './navigation';
 import { quickCommand, useBaselineWasm } from './wasmTiering';
 import { rankingFlag, runCuration } from './curation';
@@ -272,7 +271,11 @@ async function run(argv: string[]): Promise<number> {
       });
     case 'mcp':
       if (args.positionals.length > 1) throw new UsageError('mcp takes at most one ROOT');
-      return serveMcp(await openEngine(args.command, args.positionals[0] ?? root, args.flags.get('--db'), false, rankingFlag(args)));
+      {
+        // Loaded here: the MCP SDK and the tools' schemas cost every other command's start-up about 25 ms.
+        const { serveMcp } = await import('./mcp.js');
+        return serveMcp(await openEngine(args.command, args.positionals[0] ?? root, args.flags.get('--db'), false, rankingFlag(args)));
+      }
     case 'pins':
     case 'memory':
     case 'feedback':
