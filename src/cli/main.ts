@@ -71,7 +71,7 @@ async function openEngine(
   const dbPath = typeof dbFlag === 'string' ? path.resolve(dbFlag) : defaultDbPath(canonical);
   fs.mkdirSync(path.dirname(dbPath), { recursive: true });
   // Before sql.js is loaded: V8 decides how to compile a module when it compiles it.
-  if (quickCommand(command, fs.existsSync(dbPath))) useBaselineWasm();
+  if (quickCommand(command, holdsData(dbPath))) useBaselineWasm();
   const grammarDirectory = path.join(__dirname, 'grammars');
   return ProjectEngine.open({
     root: canonical,
@@ -82,6 +82,15 @@ async function openEngine(
     parsePool: parseWorkers(process.env.PK_PARSE_WORKERS),
     curation: { rankingMode },
   });
+}
+
+/** Whether `file` is there with some bytes in it (an empty file is replaced by a new index). */
+function holdsData(file: string): boolean {
+  try {
+    return fs.statSync(file).size > 0;
+  } catch {
+    return false;
+  }
 }
 
 /** `PK_PARSE_WORKERS`: how many parse worker threads a large sync uses (0 parses on the main thread); unset or invalid, the default. */

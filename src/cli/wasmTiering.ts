@@ -18,9 +18,14 @@ const wasmTieringFlag = /^--(?:no-)?(?:wasm[-_](?:dynamic[-_]tiering|tier[-_]up|
 /** The commands that may run for long (a first or full index, a server): they keep V8's tiering. */
 const longRunningCommands = new Set(['index', 'mcp']);
 
-/** Whether `command` on an index that exists already is a short run, one that the baseline code serves faster. */
-export function quickCommand(command: string | undefined, databaseExists: boolean): boolean {
-  return command !== undefined && !longRunningCommands.has(command) && databaseExists;
+/**
+ * Whether `command` is a short run, one that the baseline code serves faster: any command but
+ * `index` and `mcp`, on a database file with data in it. A missing or empty file means the command
+ * builds the index first. A file that turns out corrupt or foreign is rebuilt too, on baseline
+ * code, which is slower but still correct.
+ */
+export function quickCommand(command: string | undefined, databaseHoldsData: boolean): boolean {
+  return command !== undefined && !longRunningCommands.has(command) && databaseHoldsData;
 }
 
 /**
