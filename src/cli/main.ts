@@ -281,7 +281,7 @@ async function run(argv: string[]): Promise<number> {
     case 'mcp':
       if (args.positionals.length > 1) throw new UsageError('mcp takes at most one ROOT');
       {
-        // Loaded here: the MCP SDK and the tools' schemas cost every other command's start-up about 25 ms.
+        // Loaded here: the MCP SDK and the tools' zod schemas cost every other command 30-60 ms of start-up (docs/measurements.md).
         const { serveMcp } = await import('./mcp.js');
         return serveMcp(await openEngine(args.command, args.positionals[0] ?? root, args.flags.get('--db'), false, rankingFlag(args)));
       }
