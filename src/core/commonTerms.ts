@@ -1,7 +1,7 @@
 import type { Database, SqlValue, Statement } from 'sql.js';
 import { decodeWords, forEachPosition, readVarints, type FileTerms } from './termCodes';
+import { isAscii } from './words';
 
-const nonAscii = /[\u0080-\uffff]/;
 const asciiToken = /[a-z0-9_]+/g;
 
 /** A word in at least this many chunks is common: counting it on demand would walk a long list. */
@@ -110,7 +110,7 @@ export class CommonTermCounts {
     if (chunks.length === 0 || !this.admit(chunks.length)) return;
     const members = this.memberSet();
     if (members.size === 0) return;
-    if (vocabulary.some((word) => nonAscii.test(word))) {
+    if (!vocabulary.every(isAscii)) {
       for (const chunk of chunks)
         this.adjustTexts([decodeWords(chunk.body, vocabulary), pathText, decodeWords(chunk.idents, vocabulary)], delta);
       return;
@@ -179,7 +179,7 @@ export class CommonTermCounts {
    * there); any other text goes through the tokenizer itself.
    */
   private tokens(text: string): Iterable<string> {
-    if (!nonAscii.test(text)) return new Set(text.toLowerCase().match(asciiToken));
+    if (isAscii(text)) return new Set(text.toLowerCase().match(asciiToken));
     this.tokenizer ??= this.db.prepare('SELECT DISTINCT token FROM temp.pk_tokenizer WHERE input = ?');
     const tokens: string[] = [];
     try {

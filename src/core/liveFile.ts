@@ -3,7 +3,7 @@
  * (`readIndexable`), and at most once per attempt for the readers of one answer (`LiveFiles`).
  * Sync, retrieval, navigation and the vectors share it, so it imports none of them.
  */
-import { decodeCheckedText, sniffContent } from './exclusion/contentRules';
+import { decodeCheckedPart, decodeCheckedText, sniffContent, startsWithBom } from './exclusion/contentRules';
 import type { ExclusionReason } from './exclusion/reasons';
 import { sha256Hex } from './hashing';
 import { ContainmentError, FileTooLargeError, type FileStat } from './ports';
@@ -94,7 +94,7 @@ export class LiveFiles {
     const read = this.reads.has(relativePath) ? undefined : this.bytesOf(relativePath);
     if (!read || read.kind !== 'bytes' || read.bytes.includes(carriageReturn)) return undefined;
     const bytes = read.bytes;
-    let start = startsWithUtf8Bom(bytes) ? 3 : 0;
+    let start = startsWithBom(bytes) ? 3 : 0;
     for (let line = 1; line < startLine; line++) {
       const newline = bytes.indexOf(lineFeed, start);
       if (newline < 0) return '';
@@ -109,7 +109,7 @@ export class LiveFiles {
       }
       end = line === endLine ? newline : newline + 1;
     }
-    return sliceDecoder.decode(bytes.subarray(start, end));
+    return decodeCheckedPart(bytes.subarray(start, end));
   }
 
   private bytesOf(relativePath: string): FileBytes {
@@ -124,12 +124,6 @@ export class LiveFiles {
 
 const lineFeed = 0x0a;
 const carriageReturn = 0x0d;
-/** As `decodeCheckedText` decodes (replacement characters, a BOM kept where it is not the file's first bytes). */
-const sliceDecoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
-
-function startsWithUtf8Bom(bytes: Uint8Array): boolean {
-  return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-}
 
 /** A file's live hash and lines (`readIndexable`); anything unusable says why, in the manifest's words. */
 async function liveFileOf(read: IndexableRead): Promise<LiveFile> {

@@ -5,12 +5,11 @@
 
 // Identifier splitting lives in `words.ts` with the other shared word helpers.
 export { splitIdentifier } from './words';
-
-const wordPattern = /[\p{L}\p{N}_]+/gu;
+import { wordsIn } from './words';
 
 /** Words of a query, in order, lower-cased. */
 export function queryWords(text: string): string[] {
-  return [...text.matchAll(wordPattern)].map((match) => match[0].toLowerCase());
+  return wordsIn(text).map((word) => word.toLowerCase());
 }
 
 /** The one token estimate used everywhere: about four characters per token. */

@@ -105,7 +105,8 @@ function looksMinified(bytes: Buffer): { minified: boolean; lines: number } {
 
 const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
-function startsWithBom(bytes: Uint8Array): boolean {
+/** Whether the bytes open with a UTF-8 byte-order mark, the one `decodeCheckedText` leaves out. */
+export function startsWithBom(bytes: Uint8Array): boolean {
   return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 }
 
@@ -120,6 +121,11 @@ function withoutBom(bytes: Uint8Array): Buffer {
  */
 export function decodeCheckedText(bytes: Uint8Array): string {
   return decoder.decode(withoutBom(bytes));
+}
+
+/** Part of such bytes decoded as `decodeCheckedText` decodes (a BOM inside is kept): for lines cut from them. */
+export function decodeCheckedPart(bytes: Uint8Array): string {
+  return decoder.decode(bytes);
 }
 
 function reasonForSecret(rule: SecretRule): ExclusionReason {

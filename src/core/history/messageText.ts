@@ -1,4 +1,4 @@
-import { splitIdentifier, stemWord, stopwords } from '../words';
+import { splitIdentifier, stemWord, stopwords, wordsIn } from '../words';
 
 /**
  * What the history part keeps of a commit message and how its words are matched. Indexing and
@@ -33,8 +33,6 @@ export function subjectOf(cleaned: string): string {
   return subject.length > maxSubjectChars ? `${subject.slice(0, maxSubjectChars - 3)}...` : subject;
 }
 
-const wordPattern = /[\p{L}\p{N}_]+/gu;
-
 /** A word worth matching: not a stopword, not one character, not a bare one-digit number. */
 function keep(term: string): boolean {
   return term.length >= 2 && !stopwords.has(term);
@@ -46,8 +44,7 @@ function keep(term: string): boolean {
  */
 export function textTerms(text: string): string[] {
   const terms: string[] = [];
-  for (const match of text.matchAll(wordPattern)) {
-    const word = match[0];
+  for (const word of wordsIn(text)) {
     const lower = word.toLowerCase();
     const parts = splitIdentifier(word);
     if (keep(lower)) terms.push(parts.length > 1 ? lower : stemWord(lower));

@@ -1,4 +1,4 @@
-import { splitIdentifier, stopwords } from '../words';
+import { splitIdentifier, stopwords, wordsIn } from '../words';
 
 // The shared word helpers live in `words.ts`; re-exported here for the retrieval modules.
 export { stemTerms, stemWord, stopwords } from '../words';
@@ -538,7 +538,7 @@ export function searchWords(descriptor: TaskDescriptor, limit = 32): string[] {
     for (const part of splitIdentifier(type)) add(part);
   }
   for (const phrase of [...descriptor.phrases, ...descriptor.errorFragments]) {
-    for (const word of phrase.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []) add(word);
+    for (const word of wordsIn(phrase.toLowerCase())) add(word);
   }
   // Generic words ("error", "type", "line") cannot trigger a search alone, but next to other words they still say what to look for.
   for (const keyword of descriptor.keywords) add(keyword);

@@ -5,7 +5,7 @@
  * folders, modules and file types, so the files whose path holds the scope's words are where such
  * a report is usually fixed.
  */
-import { splitIdentifier, stopwords } from '../words';
+import { splitIdentifier, stopwords, wordsIn } from '../words';
 
 /** Change types of conventional commits and words of a title that name no component. */
 const notComponents = new Set(
@@ -133,7 +133,7 @@ export function subjectNamesFile(subject: SubjectNames, path: string): boolean {
  */
 export function fileNamedStopwords(subject: string, keywords: readonly string[], namesFile: (word: string) => boolean): string[] {
   const found: string[] = [];
-  for (const word of new Set(subject.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [])) {
+  for (const word of new Set(wordsIn(subject.toLowerCase()))) {
     if (word.length < 3 || !stopwords.has(word) || keywords.includes(word)) continue;
     if (namesFile(word)) found.push(word);
   }
